@@ -1,0 +1,69 @@
+# tungro - top-level entry points. `make demo` and `make test` are the two commands of README.md.
+#
+#   make                  build tungro.ko against KDIR (default: the cached test kernel of ARCH), with build checks
+#   make demo             x86_64 QEMU demo: kernel GRO vs tungro on plain TCP, IPIP and SIT streams
+#   make test             host unit tests (ASan/UBSan), module + build checks, QEMU x86_64 guest checks
+#   make host-test        only the host unit tests of the C++ core
+#   make kernel           only build (or reuse) the cached test kernel for ARCH
+#   make clean
+#
+# Variables: ARCH=x86_64 (tungro arch name; the kernel's is derived), KDIR=<prepared 6.12 tree>, CROSS_COMPILE=,
+# TUNGRO_CACHE=<cache dir> (default ${XDG_CACHE_HOME:-$HOME/.cache}/tungro), DEMO_MIB=32, TEST_MIB=4.
+
+SHELL := /bin/bash
+ARCH ?= x86_64
+ifeq ($(ARCH),x86_64)
+KARCH := x86
+else ifeq ($(ARCH),m68k)
+KARCH := m68k
+CROSS_COMPILE ?= m68k-linux-gnu-
+else
+KARCH := $(ARCH)
+endif
+export ARCH
+
+TOP := $(CURDIR)
+BUILD := $(TOP)/build/$(ARCH)
+DEMO_MIB ?= 32
+TEST_MIB ?= 4
+NPROC := $(shell nproc)
+
+# KDIR defaults to the cached test kernel; it is resolved (and built if missing) only by targets that need it.
+KDIR_RESOLVE = $(if $(KDIR),$(KDIR),$$($(TOP)/scripts/kernel.sh $(ARCH)))
+
+.PHONY: all module setup kernel host-test guest-test demo test clean check-module
+
+all: module
+
+setup:
+	@$(TOP)/scripts/setup-host.sh
+
+kernel: setup
+	@$(TOP)/scripts/kernel.sh $(ARCH) >/dev/null
+
+module: setup
+	@kdir=$(KDIR_RESOLVE) && echo "[tungro] building tungro.ko for $(ARCH) against $$kdir" && \
+	$(MAKE) -s -C "$$kdir" M=$(TOP) ARCH=$(KARCH) CROSS_COMPILE=$(CROSS_COMPILE) -j$(NPROC) modules \
+		2>&1 | tee $(TOP)/.build.log; test $${PIPESTATUS[0]} -eq 0
+	@if grep -q "valid for C/ObjC but not for C++" $(TOP)/.build.log; then \
+		echo "[tungro] error: a kernel C-only flag reached g++; add it to tungro-c-only in Kbuild" >&2; exit 1; fi
+	@$(TOP)/scripts/check-cxx-objects.sh $(CROSS_COMPILE)nm $(CROSS_COMPILE)objdump
+	@echo "[tungro] built $(TOP)/tungro.ko"
+
+host-test: setup
+	@$(TOP)/scripts/host-test.sh
+
+# Boots the test kernel with the guest agent; MODE is demo or test.
+guest-%: module
+	@kimg=$$($(TOP)/scripts/kernel.sh $(ARCH)) && $(TOP)/scripts/guest.sh $(ARCH) "$$kimg" $* \
+		$(if $(filter demo,$*),$(DEMO_MIB),$(TEST_MIB))
+
+demo: guest-demo
+
+test: host-test module guest-test
+	@echo "[tungro] make test: all passed ($(ARCH))"
+
+clean:
+	@kdir=$$(ls -d $${TUNGRO_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/tungro}/linux-*/$(ARCH)-* 2>/dev/null | head -1); \
+	if [ -n "$$kdir" ]; then $(MAKE) -s -C "$$kdir" M=$(TOP) ARCH=$(KARCH) clean; fi
+	rm -rf $(TOP)/build $(TOP)/.build.log

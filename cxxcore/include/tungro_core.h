@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tungro_core.h - the one C interface of tungro's freestanding C++ GRO core.
+ *
+ * The core decides GRO for TCP carried in IPIP (outer IPv4, protocol 4, inner IPv4) and SIT (outer IPv4,
+ * protocol 41, inner IPv6), and for plain TCP over IPv4/IPv6. It sees only byte views of headers (a pointer and a
+ * length it never reads past) and the small plain structs below; the caller (the kernel glue in module/, or a host
+ * tool) owns the packets and does the buffer mechanics. Every multi-byte header field is read with explicit
+ * big-endian byte loads, so headers may sit at any address (NET_IP_ALIGN 2 on m68k puts them at 2 mod 4).
+ *
+ * Rules follow the kernel's GRO (net/ipv4/af_inet.c, net/ipv6/ip6_offload.c, net/ipv4/tcp_offload.c,
+ * include/net/gro.h) with the newest upstream (6.18) IP ID semantics: fixed-ID state per IP layer, outer IDs
+ * must increment or stay fixed, fixed IDs accepted with DF clear. See ../shared/cases/gro-cases.md.
+ *
+ * Includes nothing: usable from kernel C, freestanding C++ and host C/C++ alike.
+ */
+#ifndef TUNGRO_CORE_H
+#define TUNGRO_CORE_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef __UINT8_TYPE__  tgc_u8;
+typedef __UINT16_TYPE__ tgc_u16;
+typedef __UINT32_TYPE__ tgc_u32;
+
+/*
+ * Structs crossing the C/C++ boundary are 4-aligned on purpose: on m68k u32 aligns to 2, and the same layout on
+ * every arch is what the asserts below pin (the 2024 m68k GRO break came from leaving it to the arch).
+ */
+#define TGC_ALIGN4 __attribute__((__aligned__(4)))
+#ifdef __cplusplus
+#define TGC_ASSERT(cond, msg) static_assert(cond, msg)
+#else
+#define TGC_ASSERT(cond, msg) _Static_assert(cond, msg)
+#endif
+#define TGC_OFF(type, field) __builtin_offsetof(struct type, field)
+
+/* Outer protocol of the tunnel (the IPv4 protocol number), or none for plain TCP. */
+enum tgc_encap {
+	TGC_ENCAP_NONE = 0,
+	TGC_ENCAP_IPIP = 4,	/* IPv4 in IPv4 (RFC 2003) */
+	TGC_ENCAP_SIT  = 41,	/* IPv6 in IPv4 (RFC 4213) */
+};
+
+/* Why a packet was not merged or a held packet was completed early. One counter each in debugfs. */
+enum tgc_reason {
+	TGC_R_NONE = 0,		/* merged, or held as a new flow */
+	TGC_R_MALFORMED,	/* bad version, length, TCP data offset, or header past the bytes present */
+	TGC_R_IP_OPTIONS,	/* IPv4 IHL != 5 or IPv6 extension headers: never merged (kernel: 0x45 only) */
+	TGC_R_FRAGMENT,		/* IPv4 MF set or fragment offset != 0 */
+	TGC_R_NESTED,		/* a second tunnel layer (CVE-2016-8666/7039: one layer only, no recursion) */
+	TGC_R_NOT_TCP,		/* innermost protocol is not TCP: passed through */
+	TGC_R_TTL,		/* IPv4 TTL or IPv6 hop limit differs from the held packet */
+	TGC_R_TOS,		/* IPv4 TOS or IPv6 traffic class (ECN included) differs */
+	TGC_R_DF,		/* IPv4 DF differs */
+	TGC_R_IP_ID,		/* IPv4 ID neither increments by the held count nor stays fixed */
+	TGC_R_FLAGS,		/* TCP flags other than CWR/FIN/PSH differ, or CWR set */
+	TGC_R_WINDOW,		/* TCP window differs */
+	TGC_R_ACK,		/* TCP ack_seq differs */
+	TGC_R_OPTIONS,		/* TCP options not byte-identical (TSval included) */
+	TGC_R_SEQ,		/* sequence number is not the held packet's next */
+	TGC_R_MSS,		/* segment longer than the held gso_size */
+	TGC_R_SIZE,		/* aggregate would reach 64 KiB (GRO_LEGACY_MAX_SIZE, tunnels) */
+	TGC_R_END,		/* PSH/FIN/URG/RST/SYN: this segment ends the GRO packet */
+	TGC_R_SHORT,		/* payload shorter than gso_size: ends the GRO packet */
+	TGC_R_NO_PAYLOAD,	/* pure ACK or other zero-payload segment: never merged */
+	TGC_R_CSUM,		/* TCP checksum wrong (validated when the device gave no help) */
+	TGC_R_UPPER,		/* the caller forbade merging (frag_list skb, DODGY GSO, earlier-layer flush) */
+	TGC_R_NOMERGE,		/* the caller's buffer mechanics could not append the segment */
+	TGC_R_FOREIGN,		/* held packet not built by tungro (loaded mid-flow): completed, not merged */
+	TGC_R_COUNT
+};
+
+/* Short lower-case name of a reason ("ttl", "ip_id", ...), for stats files and tools; "?" when out of range. */
+const char *tgc_reason_name(unsigned int reason);
+
+/* Largest header span the core reads: outer IPv4 (20) + inner IPv6 (40) or IPv4 (20) + TCP with options (60). */
+#define TGC_MAX_HDR_BYTES 120u
+
+/* Aggregate limit for tunneled GRO packets, in bytes from the outer network header (kernel GRO_LEGACY_MAX_SIZE). */
+#define TGC_MAX_GRO_BYTES 65536u
+
+/*
+ * One parsed segment. Offsets are in bytes from the outer network header. Filled by tgc_parse(); callers treat it
+ * as read-only. 20 bytes, 4-aligned, same layout on every arch (pinned in tgc_layout_assert.h).
+ */
+struct tgc_pkt {
+	tgc_u32 seq;		/* TCP sequence number (host order) */
+	tgc_u32 payload_len;	/* TCP payload bytes (never counts link-layer padding) */
+	tgc_u16 inner_off;	/* inner network header (== 0 when encap is NONE: the only layer) */
+	tgc_u16 tcp_off;	/* TCP header */
+	tgc_u16 payload_off;	/* first payload byte */
+	tgc_u8  encap;		/* enum tgc_encap */
+	tgc_u8  inner_version;	/* 4 or 6: version of the innermost IP header */
+	tgc_u8  tcp_flags;	/* TCP flags byte (CWR ECE URG ACK PSH RST SYN FIN) */
+	tgc_u8  nlayers;	/* IP layers: 1 plain, 2 tunneled */
+	tgc_u8  pad[2];
+} TGC_ALIGN4;
+TGC_ASSERT(sizeof(struct tgc_pkt) == 20 && __alignof__(struct tgc_pkt) == 4, "tgc_pkt: size 20, align 4");
+TGC_ASSERT(TGC_OFF(tgc_pkt, seq) == 0 && TGC_OFF(tgc_pkt, payload_len) == 4 && TGC_OFF(tgc_pkt, inner_off) == 8 &&
+	   TGC_OFF(tgc_pkt, tcp_off) == 10 && TGC_OFF(tgc_pkt, payload_off) == 12 && TGC_OFF(tgc_pkt, encap) == 14 &&
+	   TGC_OFF(tgc_pkt, inner_version) == 15 && TGC_OFF(tgc_pkt, tcp_flags) == 16 && TGC_OFF(tgc_pkt, nlayers) == 17,
+	   "tgc_pkt: field offsets");
+
+/*
+ * What the core needs to know of a held GRO packet besides its first segment's headers (which the caller keeps
+ * at hdr[0..hdr_len)). The caller stores id_state with the held packet and gives it back on the next segment.
+ */
+struct tgc_held {
+	const tgc_u8 *hdr;	/* headers of the held packet's first segment, from the outer network header */
+	tgc_u32 hdr_len;	/* bytes readable at hdr */
+	tgc_u32 total_len;	/* bytes of the held packet from the outer network header to its end, all segments */
+	tgc_u32 payload_len;	/* TCP payload bytes held, all segments */
+	tgc_u16 count;		/* segments held (NAPI_GRO_CB(p)->count) */
+	tgc_u16 gso_size;	/* MSS: payload of the first segment (skb_shinfo(p)->gso_size) */
+	tgc_u8  id_state;	/* TGC_ID_FIXED(layer) bits, decided at the second segment */
+	tgc_u8  pad[3];
+} TGC_ALIGN4;
+#define TGC_PTR sizeof(void *)
+TGC_ASSERT(sizeof(struct tgc_held) == (TGC_PTR == 8 ? 32 : 24) && __alignof__(struct tgc_held) == (TGC_PTR == 8 ? 8 : 4),
+	   "tgc_held: size 24/32, align 4/8 (32/64-bit)");
+TGC_ASSERT(TGC_OFF(tgc_held, hdr) == 0 && TGC_OFF(tgc_held, hdr_len) == TGC_PTR &&
+	   TGC_OFF(tgc_held, total_len) == TGC_PTR + 4 && TGC_OFF(tgc_held, payload_len) == TGC_PTR + 8 &&
+	   TGC_OFF(tgc_held, count) == TGC_PTR + 12 && TGC_OFF(tgc_held, gso_size) == TGC_PTR + 14 &&
+	   TGC_OFF(tgc_held, id_state) == TGC_PTR + 16, "tgc_held: field offsets");
+
+/* id_state bit: the IPv4 ID of IP layer n (0 outer, 1 inner) stays fixed instead of incrementing. */
+#define TGC_ID_FIXED(layer) (1u << (layer))
+
+/* Offset of the flags byte in the TCP header (RFC 9293 3.1), where a MERGE verdict's held_flags go. */
+#define TGC_TCP_FLAGS_OFF 13u
+
+/* Inputs to tgc_decide() that only the caller can know. */
+#define TGC_IN_UPPER_FLUSH 0x1u	/* merging forbidden by the caller (NAPI_GRO_CB(skb)->flush, frag_list, DODGY) */
+#define TGC_IN_CSUM_BAD    0x2u	/* TCP checksum failed validation */
+#define TGC_IN_NOMERGE     0x4u	/* a previous TGC_MERGE verdict could not be carried out (buffer limits) */
+
+/* What to do with a segment. Exactly one of MERGE, HOLD, PASS; flush_held may come with any of them. */
+enum tgc_action {
+	TGC_MERGE = 1,		/* append the segment to the held packet */
+	TGC_HOLD  = 2,		/* keep the segment as the first of a new GRO packet */
+	TGC_PASS  = 3,		/* deliver the segment as it is (GRO_NORMAL) */
+};
+
+struct tgc_verdict {
+	tgc_u8  action;		/* enum tgc_action */
+	tgc_u8  flush_held;	/* complete the matched held packet now: before a HOLD/PASS, after a MERGE */
+	tgc_u8  id_state;	/* id_state to store with the held packet after a MERGE */
+	tgc_u8  reason;		/* enum tgc_reason: why not merged, or why the held packet ends */
+	tgc_u8  held_flags;	/* TCP flags (FIN/PSH) to OR into the held packet's TCP header after a MERGE */
+	tgc_u8  pad[3];
+} TGC_ALIGN4;
+TGC_ASSERT(sizeof(struct tgc_verdict) == 8 && __alignof__(struct tgc_verdict) == 4, "tgc_verdict: size 8, align 4");
+TGC_ASSERT(TGC_OFF(tgc_verdict, action) == 0 && TGC_OFF(tgc_verdict, flush_held) == 1 &&
+	   TGC_OFF(tgc_verdict, id_state) == 2 && TGC_OFF(tgc_verdict, reason) == 3 &&
+	   TGC_OFF(tgc_verdict, held_flags) == 4, "tgc_verdict: field offsets");
+
+/*
+ * tgc_parse - validate one segment's headers.
+ * @hdr, @hdr_len: bytes from the outer network header; the core reads no further than hdr_len.
+ * @pkt_len: bytes of the whole segment from the outer network header (>= hdr_len). IP lengths must match it
+ *           exactly: longer means truncated (M02), shorter means link-layer padding (M03); both are not merged.
+ * @encap: the outer protocol the caller dispatched on (TGC_ENCAP_*); NONE parses plain TCP/IPv4 or TCP/IPv6.
+ * @out: filled on success.
+ * Returns TGC_R_NONE when the segment may be merged, else the reason it must be passed up unmerged.
+ */
+unsigned int tgc_parse(const tgc_u8 *hdr, tgc_u32 hdr_len, tgc_u32 pkt_len, unsigned int encap,
+		       struct tgc_pkt *out);
+
+/*
+ * tgc_same_flow - whether a parsed segment belongs to a held packet's flow: equal outer and inner addresses and
+ * protocols, IPv6 flow label (a different label is a different flow, L14) and TCP ports. Offsets of @pkt are
+ * used for both sides: headers of one flow have one layout. Returns 1 or 0; 0 when @held_len is too short.
+ */
+int tgc_same_flow(const struct tgc_pkt *pkt, const tgc_u8 *hdr, const tgc_u8 *held_hdr, tgc_u32 held_len);
+
+/*
+ * tgc_decide - GRO verdict for a parsed segment.
+ * @pkt, @hdr: the segment (tgc_parse() said TGC_R_NONE).
+ * @held: the held packet of the same flow (tgc_same_flow() said 1), or NULL when there is none.
+ * @in: TGC_IN_* bits.
+ * @v: the verdict. Layer-3 flush checks (TTL, TOS, DF, ID per layer; hop limit, traffic class) are done here,
+ *     once, against @held, as the kernel does in tcp_gro_receive since 6.10; then the TCP rules.
+ */
+void tgc_decide(const struct tgc_pkt *pkt, const tgc_u8 *hdr, const struct tgc_held *held, unsigned int in,
+		struct tgc_verdict *v);
+
+/* Result of tgc_complete(): what the caller writes into skb_shared_info and the skb. */
+struct tgc_completion {
+	tgc_u16 tcp_off;	/* TCP header, bytes from the inner network header given to tgc_complete() */
+	tgc_u16 csum_offset;	/* offset of the TCP checksum field within the TCP header (16) */
+	tgc_u8  tcpv6;		/* 1: SKB_GSO_TCPV6, 0: SKB_GSO_TCPV4 */
+	tgc_u8  fixedid;	/* 1: SKB_GSO_TCP_FIXEDID (innermost IPv4 ID fixed) */
+	tgc_u8  ecn;		/* 1: SKB_GSO_TCP_ECN (CWR in the first segment) */
+	tgc_u8  pad;
+} TGC_ALIGN4;
+TGC_ASSERT(sizeof(struct tgc_completion) == 8 && __alignof__(struct tgc_completion) == 4, "tgc_completion: size 8, align 4");
+TGC_ASSERT(TGC_OFF(tgc_completion, tcp_off) == 0 && TGC_OFF(tgc_completion, csum_offset) == 2 &&
+	   TGC_OFF(tgc_completion, tcpv6) == 4 && TGC_OFF(tgc_completion, fixedid) == 5 && TGC_OFF(tgc_completion, ecn) == 6,
+	   "tgc_completion: field offsets");
+
+/*
+ * tgc_complete - fix up a GRO packet's innermost headers before it goes up (gro_complete).
+ * @nh, @nh_len: writable bytes from the innermost network header (IPv4 or IPv6, then TCP).
+ * @len: bytes of the GRO packet from @nh to its end.
+ * @id_state: the held packet's id_state; @layer: index of this IP layer (0 plain, 1 tunneled inner).
+ * Writes the IPv4 total length and header checksum (or the IPv6 payload length) and the TCP pseudo-header
+ * checksum for CHECKSUM_PARTIAL (as tcp4/6_gro_complete do). The outer IPv4 header is the caller's (the kernel's
+ * inet_gro_complete fixes it before calling the tunnel's gro_complete); tgc_fix_ipv4() serves host callers.
+ * Returns 0, or -1 when the headers do not parse (nothing written).
+ */
+int tgc_complete(tgc_u8 *nh, tgc_u32 nh_len, tgc_u32 len, tgc_u8 id_state, unsigned int layer,
+		 struct tgc_completion *out);
+
+/* tgc_fix_ipv4 - set an IPv4 header's total length to @len and recompute its header checksum (RFC 791/1071). */
+void tgc_fix_ipv4(tgc_u8 *iph, tgc_u16 len);
+
+/*
+ * tgc_tcp_csum_ok - verify the TCP checksum of a segment whose bytes are all at @hdr (host tools, tests, the
+ * engine on devices without checksum help). @pkt from tgc_parse(), @len >= pkt->payload_off + pkt->payload_len.
+ * Returns 1 when the one's-complement sum over pseudo-header, TCP header and payload is correct (RFC 793/9293).
+ */
+int tgc_tcp_csum_ok(const struct tgc_pkt *pkt, const tgc_u8 *hdr, tgc_u32 len);
+
+/* Buckets of the segments-per-GRO-packet histogram: 1, 2, 3-4, 5-8, 9-16, 17-32, 33-64. */
+#define TGC_HIST_BUCKETS 7
+unsigned int tgc_hist_bucket(unsigned int segs);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TUNGRO_CORE_H */

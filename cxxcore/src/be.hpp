@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-2.0
+// Explicit big-endian (network order) loads and stores, byte by byte: correct on little- and big-endian hosts and
+// at any alignment (headers sit at 2 mod 4 on m68k), so no unaligned 32-bit access is ever emitted.
+#ifndef TUNGRO_BE_HPP
+#define TUNGRO_BE_HPP
+
+#include "tungro_core.h"
+
+namespace tungro {
+
+using u8 = tgc_u8;
+using u16 = tgc_u16;
+using u32 = tgc_u32;
+
+static inline u16 load16(const u8 *p) { return static_cast<u16>((p[0] << 8) | p[1]); }
+static inline u32 load32(const u8 *p)
+{
+	return (static_cast<u32>(p[0]) << 24) | (static_cast<u32>(p[1]) << 16) | (static_cast<u32>(p[2]) << 8) | p[3];
+}
+static inline void store16(u8 *p, u16 v)
+{
+	p[0] = static_cast<u8>(v >> 8);
+	p[1] = static_cast<u8>(v);
+}
+
+// Byte-wise equality of n bytes; n is small (addresses, TCP options), so a loop beats a libc call here.
+static inline bool bytes_equal(const u8 *a, const u8 *b, u32 n)
+{
+	u8 diff = 0;
+	for (u32 i = 0; i < n; i++)
+		diff |= static_cast<u8>(a[i] ^ b[i]);
+	return diff == 0;
+}
+
+} // namespace tungro
+#endif

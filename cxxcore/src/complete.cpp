@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-2.0
+// gro_complete fixups on byte views: IP lengths and header checksum, TCP pseudo-header checksum, gso bits.
+#include "checksum.hpp"
+#include "headers.hpp"
+
+using namespace tungro;
+
+extern "C" void tgc_fix_ipv4(u8 *iph, u16 len)
+{
+	store16(iph + ipv4::kTotLen, len);
+	store16(iph + ipv4::kCheck, 0);
+	store16(iph + ipv4::kCheck, static_cast<u16>(~csum_fold(csum_add_bytes(0, iph, ipv4::kMinLen))));
+}
+
+extern "C" int tgc_complete(u8 *nh, u32 nh_len, u32 len, u8 id_state, unsigned int layer, tgc_completion *out)
+{
+	u32 ip_hlen;
+	if (nh_len < 1)
+		return -1;
+	if (ip_version(nh) == 4) {
+		ip_hlen = ipv4::kMinLen;
+		if (nh[0] != 0x45 || nh[ipv4::kProto] != kProtoTCP || len > 0xffff)
+			return -1;
+	} else if (ip_version(nh) == 6) {
+		ip_hlen = ipv6::kLen;
+		if (nh[ipv6::kNextHdr] != kProtoTCP || len - ipv6::kLen > 0xffff)
+			return -1;
+	} else {
+		return -1;
+	}
+	if (nh_len < ip_hlen + tcp::kMinLen || len < ip_hlen + tcp::kMinLen)
+		return -1;
+
+	u8 *th = nh + ip_hlen;
+	if (ip_version(nh) == 4)
+		tgc_fix_ipv4(nh, static_cast<u16>(len));
+	else
+		store16(nh + ipv6::kPayloadLen, static_cast<u16>(len - ipv6::kLen));
+
+	// CHECKSUM_PARTIAL: the field holds the folded pseudo-header sum; the stack (or GSO) adds the rest.
+	store16(th + tcp::kCheck, csum_fold(pseudo_sum(nh, len - ip_hlen, kProtoTCP)));
+
+	out->tcp_off = static_cast<u16>(ip_hlen);
+	out->csum_offset = static_cast<u16>(tcp::kCheck);
+	out->tcpv6 = ip_version(nh) == 6;
+	out->fixedid = ip_version(nh) == 4 && (id_state & TGC_ID_FIXED(layer));
+	out->ecn = (th[tcp::kFlags] & tcp::kCWR) != 0;
+	out->pad = 0;
+	return 0;
+}
+
+extern "C" int tgc_tcp_csum_ok(const tgc_pkt *pkt, const u8 *hdr, u32 len)
+{
+	const u32 l4_len = pkt->payload_off + pkt->payload_len - pkt->tcp_off;
+	if (len < pkt->payload_off + pkt->payload_len)
+		return 0;
+	u32 sum = pseudo_sum(hdr + pkt->inner_off, l4_len, kProtoTCP);
+	sum = csum_add_bytes(sum, hdr + pkt->tcp_off, l4_len);
+	return csum_fold(sum) == 0xffff;
+}

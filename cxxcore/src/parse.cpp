@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0
+// tgc_parse: header validation of one segment, layer by layer, never past hdr_len.
+#include "checksum.hpp"
+#include "headers.hpp"
+
+namespace tungro {
+namespace {
+
+struct Layer {
+	u32 hlen;     // network header bytes
+	u32 end;      // offset just past this layer's payload (its IP length), from the outer header
+	u8 next;      // next protocol
+};
+
+// IPv6 next-header values that are extension headers: never merged (the kernel pulls them; tungro does not).
+bool is_ipv6_ext(u8 nh) { return nh == 0 || nh == 43 || nh == 60 || nh == 51 || nh == 50 || nh == 135; }
+
+// Validates the IP header at off; avail = bytes from off that belong to it (the enclosing length).
+unsigned parse_ip(const u8 *hdr, u32 hdr_len, u32 off, u32 avail, Layer *l)
+{
+	if (off + 1 > hdr_len)
+		return TGC_R_MALFORMED;
+	const u8 *nh = hdr + off;
+	if (ip_version(nh) == 4) {
+		if (off + ipv4::kMinLen > hdr_len || avail < ipv4::kMinLen)
+			return TGC_R_MALFORMED;
+		const u32 ihl = (nh[0] & 0x0f) * 4u;
+		if (ihl < ipv4::kMinLen)
+			return TGC_R_MALFORMED;
+		if (ihl != ipv4::kMinLen)
+			return TGC_R_IP_OPTIONS;
+		// Exact length match: more bytes than the header says is padding (M03), fewer is truncation (M02).
+		if (load16(nh + ipv4::kTotLen) != avail)
+			return TGC_R_MALFORMED;
+		if (load16(nh + ipv4::kFragOff) & (ipv4::kMF | ipv4::kOffsetMask))
+			return TGC_R_FRAGMENT;
+		if (csum_fold(csum_add_bytes(0, nh, ipv4::kMinLen)) != 0xffff)
+			return TGC_R_CSUM;
+		l->hlen = ihl;
+		l->end = off + avail;
+		l->next = nh[ipv4::kProto];
+		return TGC_R_NONE;
+	}
+	if (ip_version(nh) == 6) {
+		if (off + ipv6::kLen > hdr_len || avail < ipv6::kLen)
+			return TGC_R_MALFORMED;
+		if (load16(nh + ipv6::kPayloadLen) + ipv6::kLen != avail)
+			return TGC_R_MALFORMED;
+		const u8 next = nh[ipv6::kNextHdr];
+		if (next == 44)
+			return TGC_R_FRAGMENT;
+		if (is_ipv6_ext(next))
+			return TGC_R_IP_OPTIONS;
+		l->hlen = ipv6::kLen;
+		l->end = off + avail;
+		l->next = next;
+		return TGC_R_NONE;
+	}
+	return TGC_R_MALFORMED;
+}
+
+bool is_tunnel_proto(u8 p) { return p == TGC_ENCAP_IPIP || p == TGC_ENCAP_SIT; }
+
+} // namespace
+} // namespace tungro
+
+using namespace tungro;
+
+extern "C" unsigned int tgc_parse(const u8 *hdr, u32 hdr_len, u32 pkt_len, unsigned int encap, tgc_pkt *out)
+{
+	if (!hdr || hdr_len > pkt_len)
+		return TGC_R_MALFORMED;
+
+	Layer outer;
+	unsigned r = parse_ip(hdr, hdr_len, 0, pkt_len, &outer);
+	if (r)
+		return r;
+
+	u32 inner_off = 0;
+	Layer inner = outer;
+	u8 nlayers = 1;
+	if (encap == TGC_ENCAP_NONE) {
+		if (is_tunnel_proto(outer.next))
+			return TGC_R_NOT_TCP; // a tunnel packet is not plain TCP; the tunnel's own offload handles it
+	} else {
+		if ((encap != TGC_ENCAP_IPIP && encap != TGC_ENCAP_SIT) || ip_version(hdr) != 4 || outer.next != encap)
+			return TGC_R_MALFORMED;
+		inner_off = outer.hlen;
+		r = parse_ip(hdr, hdr_len, inner_off, outer.end - inner_off, &inner);
+		if (r)
+			return r;
+		// IPIP carries IPv4 and SIT carries IPv6: anything else is not this tunnel's packet.
+		if (ip_version(hdr + inner_off) != (encap == TGC_ENCAP_IPIP ? 4u : 6u))
+			return TGC_R_MALFORMED;
+		if (is_tunnel_proto(inner.next))
+			return TGC_R_NESTED;
+		nlayers = 2;
+	}
+	if (inner.next != kProtoTCP)
+		return TGC_R_NOT_TCP;
+
+	const u32 tcp_off = inner_off + inner.hlen;
+	if (tcp_off + tcp::kMinLen > hdr_len || tcp_off + tcp::kMinLen > inner.end)
+		return TGC_R_MALFORMED;
+	const u32 thlen = (hdr[tcp_off + tcp::kDoff] >> 4) * 4u;
+	if (thlen < tcp::kMinLen || tcp_off + thlen > inner.end || tcp_off + thlen > hdr_len)
+		return TGC_R_MALFORMED;
+
+	out->seq = load32(hdr + tcp_off + tcp::kSeq);
+	out->payload_len = inner.end - (tcp_off + thlen);
+	out->inner_off = static_cast<u16>(inner_off);
+	out->tcp_off = static_cast<u16>(tcp_off);
+	out->payload_off = static_cast<u16>(tcp_off + thlen);
+	out->encap = static_cast<u8>(encap);
+	out->inner_version = static_cast<u8>(ip_version(hdr + inner_off));
+	out->tcp_flags = hdr[tcp_off + tcp::kFlags];
+	out->nlayers = nlayers;
+	out->pad[0] = out->pad[1] = 0;
+	return TGC_R_NONE;
+}

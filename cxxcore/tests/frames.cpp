@@ -1,0 +1,173 @@
+#include "frames.hpp"
+
+namespace frames {
+namespace {
+
+void put16(std::vector<uint8_t> &b, size_t at, uint16_t v)
+{
+	b[at] = v >> 8;
+	b[at + 1] = v & 0xff;
+}
+void put32(std::vector<uint8_t> &b, size_t at, uint32_t v)
+{
+	put16(b, at, v >> 16);
+	put16(b, at + 2, v & 0xffff);
+}
+uint32_t sum16(const uint8_t *p, size_t n, uint32_t sum = 0)
+{
+	for (size_t i = 0; i + 1 < n; i += 2)
+		sum += (p[i] << 8) | p[i + 1];
+	if (n & 1)
+		sum += p[n - 1] << 8;
+	return sum;
+}
+uint16_t fold(uint32_t s)
+{
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return static_cast<uint16_t>(s);
+}
+
+size_t put_v4(std::vector<uint8_t> &b, const V4 &h, uint16_t total_len, uint8_t proto)
+{
+	size_t at = b.size();
+	size_t hl = h.ihl * 4u < 20 ? 20 : h.ihl * 4u;
+	b.resize(at + hl, 0);
+	b[at] = 0x40 | h.ihl;
+	b[at + 1] = h.tos;
+	put16(b, at + 2, total_len);
+	put16(b, at + 4, h.id);
+	put16(b, at + 6, (h.df ? 0x4000 : 0) | (h.mf ? 0x2000 : 0) | h.frag_offset);
+	b[at + 8] = h.ttl;
+	b[at + 9] = h.proto ? h.proto : proto;
+	put32(b, at + 12, h.saddr);
+	put32(b, at + 16, h.daddr);
+	put16(b, at + 10, static_cast<uint16_t>(~fold(sum16(&b[at], hl))));
+	return at;
+}
+
+size_t put_v6(std::vector<uint8_t> &b, const V6 &h, uint16_t payload_len)
+{
+	size_t at = b.size();
+	b.resize(at + 40, 0);
+	put32(b, at, (6u << 28) | (uint32_t(h.traffic_class) << 20) | (h.flow_label & 0xfffff));
+	put16(b, at + 4, payload_len);
+	b[at + 6] = h.next_header ? h.next_header : 6;
+	b[at + 7] = h.hop_limit;
+	const uint8_t prefix[6] = {0x20, 0x01, 0x0d, 0xb8, 0x00, 0x41};
+	for (int i = 0; i < 6; i++)
+		b[at + 8 + i] = b[at + 24 + i] = prefix[i];
+	b[at + 23] = h.saddr_last;
+	b[at + 39] = h.daddr_last;
+	return at;
+}
+
+} // namespace
+
+Segment ipip()
+{
+	Segment s;
+	s.encap = Encap::IPIP;
+	s.inner4.saddr = 0xc6130102; // 198.19.1.2 -> 198.19.1.1
+	s.inner4.daddr = 0xc6130101;
+	s.inner4.id = 1;
+	return s;
+}
+Segment sit()
+{
+	Segment s = ipip();
+	s.encap = Encap::SIT;
+	return s;
+}
+Segment plain4()
+{
+	Segment s = ipip();
+	s.encap = Encap::Plain4;
+	s.outer.id = 1;
+	return s;
+}
+
+std::vector<uint8_t> build(const Segment &s)
+{
+	const size_t thlen = s.tcp.options.size() + 20;
+	const size_t l4 = thlen + s.payload_len;
+	std::vector<uint8_t> b;
+	size_t inner_at = 0;
+	uint8_t inner_proto = s.inner_proto_override ? s.inner_proto_override : 6;
+	bool v6_inner = s.encap == Encap::SIT || s.encap == Encap::Plain6;
+
+	switch (s.encap) {
+	case Encap::Plain4: {
+		V4 h = s.outer;
+		inner_at = put_v4(b, h, static_cast<uint16_t>(h.ihl * 4 + l4 + s.outer_len_delta), inner_proto);
+		break;
+	}
+	case Encap::Plain6:
+		inner_at = put_v6(b, s.inner6, static_cast<uint16_t>(l4 + s.outer_len_delta));
+		break;
+	case Encap::IPIP: {
+		const size_t inner_len = s.inner4.ihl * 4 + l4;
+		put_v4(b, s.outer, static_cast<uint16_t>(20 + inner_len + s.outer_len_delta), 4);
+		V4 in = s.inner4;
+		if (s.inner_proto_override)
+			in.proto = s.inner_proto_override;
+		inner_at = put_v4(b, in, static_cast<uint16_t>(inner_len), 6);
+		break;
+	}
+	case Encap::SIT: {
+		put_v4(b, s.outer, static_cast<uint16_t>(20 + 40 + l4 + s.outer_len_delta), 41);
+		V6 in = s.inner6;
+		if (s.inner_proto_override)
+			in.next_header = s.inner_proto_override;
+		inner_at = put_v6(b, in, static_cast<uint16_t>(l4));
+		break;
+	}
+	}
+
+	const size_t th = b.size();
+	b.resize(th + l4, 0);
+	put16(b, th, s.tcp.sport);
+	put16(b, th + 2, s.tcp.dport);
+	put32(b, th + 4, s.tcp.seq);
+	put32(b, th + 8, s.tcp.ack);
+	b[th + 12] = static_cast<uint8_t>((s.tcp.doff_override ? s.tcp.doff_override : thlen / 4) << 4);
+	b[th + 13] = s.tcp.flags;
+	put16(b, th + 14, s.tcp.window);
+	for (size_t i = 0; i < s.tcp.options.size(); i++)
+		b[th + 20 + i] = s.tcp.options[i];
+	for (uint32_t i = 0; i < s.payload_len; i++)
+		b[th + thlen + i] = static_cast<uint8_t>((s.tcp.seq + i) * 7 + s.payload_seed);
+
+	// TCP checksum over the pseudo-header of the innermost IP header (RFC 9293 3.1 / RFC 8200 8.1).
+	uint32_t sum = 0;
+	if (v6_inner)
+		sum = sum16(&b[inner_at + 8], 32);
+	else
+		sum = sum16(&b[inner_at + 12], 8);
+	sum += 6 + static_cast<uint32_t>(l4);
+	uint16_t c = static_cast<uint16_t>(~fold(sum16(&b[th], l4, sum)));
+	if (s.bad_tcp_csum)
+		c ^= 0x5a5a;
+	put16(b, th + 16, c);
+
+	b.resize(b.size() + s.padding, 0);
+	return b;
+}
+
+std::vector<Segment> train(const Segment &first, unsigned n, int outer_id_step)
+{
+	std::vector<Segment> out;
+	Segment s = first;
+	for (unsigned i = 0; i < n; i++) {
+		out.push_back(s);
+		s.tcp.seq += s.payload_len;
+		s.inner4.id = static_cast<uint16_t>(s.inner4.id + 1);
+		if (s.encap == Encap::Plain4)
+			s.outer.id = static_cast<uint16_t>(s.outer.id + 1);
+		else
+			s.outer.id = static_cast<uint16_t>(s.outer.id + outer_id_step);
+	}
+	return out;
+}
+
+} // namespace frames

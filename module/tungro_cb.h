@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tungro_cb.h - tungro's per-skb GRO state in skb->cb, after the kernel's struct napi_gro_cb, and the layout
+ * asserts for every struct that lives in skb->cb or crosses the C/C++ boundary (case A01).
+ *
+ * The 2024 upstream break: a group of napi_gro_cb read and zeroed as one u32 was 4-aligned on x86 but only
+ * 2-aligned on m68k, where u32 aligns to 2. tungro_gro_cb is read as one 32-bit word too, so its alignment is
+ * explicit (__aligned(4) and a 4-aligned offset), never left to the arch, and asserted here on every arch.
+ */
+#ifndef TUNGRO_CB_H
+#define TUNGRO_CB_H
+
+#include <linux/build_bug.h>
+#include <linux/skbuff.h>
+#include <linux/stddef.h>
+#include <net/gro.h>
+
+#include "../cxxcore/include/tungro_core.h"
+
+/* Marks an skb whose GRO state tungro wrote: a held packet without it was held by the kernel's own GRO. */
+#define TUNGRO_CB_MAGIC 0x7467	/* "tg" */
+
+struct tungro_gro_cb {
+	u16 magic;		/* TUNGRO_CB_MAGIC */
+	u8 id_state;		/* TGC_ID_FIXED() bits of the held packet (core's struct tgc_held.id_state) */
+	u8 layer_mask;		/* reserved, zero: keeps the word whole */
+} __aligned(4);
+
+#ifdef TUNGRO_LAYOUT_SELFTEST
+/*
+ * Build knob for the negative proof (issue 3): places the group at a 2-aligned offset, the 2024 mistake. The
+ * asserts below must fail on m68k and name the field.
+ */
+#define TUNGRO_CB_OFFSET (sizeof(struct napi_gro_cb) + 2)
+#else
+#define TUNGRO_CB_OFFSET ALIGN(sizeof(struct napi_gro_cb), 4)
+#endif
+
+static inline struct tungro_gro_cb *TUNGRO_CB(struct sk_buff *skb)
+{
+	return (struct tungro_gro_cb *)(skb->cb + TUNGRO_CB_OFFSET);
+}
+
+/* One place for every layout fact; checked at build time on every arch tungro builds for. */
+static inline void tungro_layout_asserts(void)
+{
+	BUILD_BUG_ON_MSG(sizeof(struct tungro_gro_cb) != 4, "tungro_gro_cb: size must be 4");
+	BUILD_BUG_ON_MSG(__alignof__(struct tungro_gro_cb) != 4, "tungro_gro_cb: alignment must be 4");
+	BUILD_BUG_ON_MSG(offsetof(struct tungro_gro_cb, magic) != 0, "tungro_gro_cb.magic: offset");
+	BUILD_BUG_ON_MSG(offsetof(struct tungro_gro_cb, id_state) != 2, "tungro_gro_cb.id_state: offset");
+	BUILD_BUG_ON_MSG(offsetof(struct tungro_gro_cb, layer_mask) != 3, "tungro_gro_cb.layer_mask: offset");
+	BUILD_BUG_ON_MSG(TUNGRO_CB_OFFSET % 4 != 0,
+			 "tungro_gro_cb (magic+id_state, read as one u32) must sit 4-aligned in skb->cb");
+	BUILD_BUG_ON_MSG(TUNGRO_CB_OFFSET + sizeof(struct tungro_gro_cb) > sizeof_field(struct sk_buff, cb),
+			 "tungro_gro_cb does not fit in skb->cb after napi_gro_cb");
+	/* skb->cb itself is 8-aligned in struct sk_buff on every arch, so a 4-aligned offset is a 4-aligned address. */
+	BUILD_BUG_ON_MSG(offsetof(struct sk_buff, cb) % 4 != 0, "skb->cb must be 4-aligned");
+	/* The kernel's own u32 group, the one that broke m68k in 2024. */
+	BUILD_BUG_ON_MSG(offsetof(struct napi_gro_cb, zeroed) % 4 != 0, "napi_gro_cb.zeroed must be 4-aligned");
+
+	/* Structs shared with the C++ core are pinned next to their definitions in tungro_core.h. */
+}
+
+#endif /* TUNGRO_CB_H */

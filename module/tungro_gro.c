@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tungro_gro.c - gro_receive/gro_complete for IPIP and SIT: translate sk_buff + NAPI_GRO_CB to the core's byte
+ * views, act on the core's verdict, and do the skb mechanics (the kernel's skb_gro_receive is not exported in
+ * 6.12, so appending a segment to a held packet is done here).
+ *
+ * Where we are called: dev_gro_receive -> inet_gro_receive (outer IPv4 checked: 0x45, not a fragment, header
+ * checksum, outer same_flow on addresses and protocol) -> inet_offloads[4 or 41]->gro_receive, with the GRO
+ * offset just past the outer header and NAPI_GRO_CB(skb)->network_offsets[0] at it.
+ */
+#include <linux/skbuff.h>
+#include <linux/mm.h>
+#include <net/gro.h>
+#include <net/ip6_checksum.h>
+
+#include "tungro.h"
+#include "tungro_cb.h"
+
+/* Contiguous view of up to TGC_MAX_HDR_BYTES header bytes from @off; NULL if the skb cannot provide them. */
+static const u8 *tungro_header_view(struct sk_buff *skb, unsigned int off, unsigned int *len)
+{
+	unsigned int want = min_t(unsigned int, skb->len - off, TGC_MAX_HDR_BYTES);
+
+	*len = want;
+	return skb_gro_header(skb, off + want, off);
+}
+
+/* Moves the payload of @skb, from GRO offset @offset on, into page frags of @lp. Returns false if it cannot. */
+static bool tungro_steal_frags(struct sk_buff *lp, struct sk_buff *skb, unsigned int offset,
+			       unsigned int *delta_truesize)
+{
+	struct skb_shared_info *to = skb_shinfo(lp), *from = skb_shinfo(skb);
+	unsigned int headlen = skb_headlen(skb), new_truesize, i;
+	skb_frag_t *dst;
+
+	if (headlen <= offset) {
+		/* Payload is all in frags; the GRO offset must fall inside the first one (headers are linear or in
+		 * frag 0, as NAPI drivers build them). */
+		unsigned int skip = offset - headlen;
+
+		if (!from->nr_frags || skip >= skb_frag_size(&from->frags[0]) ||
+		    to->nr_frags + from->nr_frags > MAX_SKB_FRAGS)
+			return false;
+		dst = to->frags + to->nr_frags;
+		for (i = 0; i < from->nr_frags; i++)
+			dst[i] = from->frags[i];
+		skb_frag_off_add(&dst[0], skip);
+		skb_frag_size_sub(&dst[0], skip);
+		to->nr_frags += from->nr_frags;
+		from->nr_frags = 0;	/* the page references now belong to lp */
+
+		new_truesize = SKB_TRUESIZE(skb_end_offset(skb));
+		*delta_truesize = skb->truesize - new_truesize;
+		skb->truesize = new_truesize;
+		skb->len -= skb->data_len;
+		skb->data_len = 0;
+		NAPI_GRO_CB(skb)->free = NAPI_GRO_FREE;
+		return true;
+	}
+	if (skb->head_frag) {
+		/* The linear part lives in a page fragment: hand that page to lp as one more frag. */
+		struct page *page = virt_to_head_page(skb->head);
+
+		if (to->nr_frags + 1 + from->nr_frags > MAX_SKB_FRAGS)
+			return false;
+		dst = to->frags + to->nr_frags;
+		skb_frag_fill_page_desc(dst, page, skb->data + offset - (u8 *)page_address(page), headlen - offset);
+		for (i = 0; i < from->nr_frags; i++)
+			dst[1 + i] = from->frags[i];
+		to->nr_frags += 1 + from->nr_frags;
+
+		new_truesize = SKB_DATA_ALIGN(sizeof(struct sk_buff));
+		*delta_truesize = skb->truesize - new_truesize;
+		skb->truesize = new_truesize;
+		NAPI_GRO_CB(skb)->free = NAPI_GRO_FREE_STOLEN_HEAD;
+		return true;
+	}
+	return false;
+}
+
+/* Chains @skb, trimmed to its payload, on @p's frag_list. Returns false if GSO could not split it again. */
+static bool tungro_chain(struct sk_buff *p, struct sk_buff *skb, unsigned int offset, unsigned int *delta_truesize)
+{
+	unsigned int headlen = skb_headlen(skb);
+
+	/* skb_segment() cannot split the linear part of a frag_list member across segments. */
+	if (headlen > offset + skb_shinfo(p)->gso_size)
+		return false;
+	skb->destructor = NULL;
+	skb->sk = NULL;
+	*delta_truesize = skb->truesize;
+	if (offset > headlen) {
+		unsigned int eat = offset - headlen;
+
+		if (!skb_shinfo(skb)->nr_frags || eat >= skb_frag_size(&skb_shinfo(skb)->frags[0]))
+			return false;
+		skb_frag_off_add(&skb_shinfo(skb)->frags[0], eat);
+		skb_frag_size_sub(&skb_shinfo(skb)->frags[0], eat);
+		skb->data_len -= eat;
+		skb->len -= eat;
+		offset = headlen;
+	}
+	__skb_pull(skb, offset);
+	if (NAPI_GRO_CB(p)->last == p)
+		skb_shinfo(p)->frag_list = skb;
+	else
+		NAPI_GRO_CB(p)->last->next = skb;
+	NAPI_GRO_CB(p)->last = skb;
+	__skb_header_release(skb);
+	return true;
+}
+
+/*
+ * Appends @skb's payload (from its GRO offset) to held packet @p: page frags when possible, else frag_list.
+ * Returns 0, or -E2BIG/-ETOOMANYREFS when the buffers cannot be merged (the core then completes @p).
+ */
+static int tungro_append(struct sk_buff *p, struct sk_buff *skb)
+{
+	unsigned int offset = skb_gro_offset(skb), len = skb_gro_len(skb), delta_truesize = 0;
+	struct sk_buff *lp = NAPI_GRO_CB(p)->last;
+
+	/* page_pool pages and zerocopy buffers have their own reference rules: never mix them. */
+	if (p->pp_recycle != skb->pp_recycle || skb_zcopy(p) || skb_zcopy(skb))
+		return -ETOOMANYREFS;
+	if (p->len + len >= netif_get_gro_max_size(p->dev, p))
+		return -E2BIG;
+
+	if (!tungro_steal_frags(lp, skb, offset, &delta_truesize)) {
+		if (!tungro_chain(p, skb, offset, &delta_truesize))
+			return -E2BIG;
+		lp = p;
+	}
+
+	NAPI_GRO_CB(p)->count += NAPI_GRO_CB(skb)->count;
+	p->data_len += len;
+	p->len += len;
+	p->truesize += delta_truesize;
+	skb_shinfo(p)->flags |= skb_shinfo(skb)->flags & SKBFL_SHARED_FRAG;
+	if (lp != p) {
+		lp->data_len += len;
+		lp->len += len;
+		lp->truesize += delta_truesize;
+		skb_shinfo(lp)->flags |= skb_shinfo(skb)->flags & SKBFL_SHARED_FRAG;
+	}
+	NAPI_GRO_CB(skb)->same_flow = 1;
+	return 0;
+}
+
+static bool tungro_tcp_csum_bad(struct sk_buff *skb, u8 inner_version)
+{
+	if (inner_version == 4)
+		return skb_gro_checksum_validate(skb, IPPROTO_TCP, inet_gro_compute_pseudo) != 0;
+	return skb_gro_checksum_validate(skb, IPPROTO_TCP, ip6_gro_compute_pseudo) != 0;
+}
+
+static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff *skb, unsigned int encap,
+					  const struct net_offload *orig)
+{
+	unsigned int outer_off = NAPI_GRO_CB(skb)->network_offsets[0];
+	unsigned int hdr_len, in = 0, reason;
+	struct sk_buff *p, *match = NULL;
+	struct tgc_verdict v;
+	struct tgc_held held;
+	struct tgc_pkt pkt;
+	const u8 *hdr;
+
+	this_cpu_inc(tungro_stats.seen);
+
+	/* One tunnel layer only: an IPIP/SIT packet inside another tunnel is delivered as it is (M06). */
+	if (NAPI_GRO_CB(skb)->encap_mark) {
+		reason = TGC_R_NESTED;
+		goto pass;
+	}
+
+	hdr = tungro_header_view(skb, outer_off, &hdr_len);
+	if (!hdr) {
+		reason = TGC_R_MALFORMED;
+		goto pass;
+	}
+	reason = tgc_parse(hdr, hdr_len, skb->len - outer_off, encap, &pkt);
+	if (reason == TGC_R_NOT_TCP) {
+		/* UDP and the rest stay with the kernel's tunnel GRO, which tungro does not replace. */
+		this_cpu_inc(tungro_stats.delegated);
+		return orig->callbacks.gro_receive(head, skb);
+	}
+	NAPI_GRO_CB(skb)->encap_mark = 1;
+	if (reason)
+		goto pass;
+
+	/* The kernel's conventions for a parsed tunnel packet: inner network offset, transport header, proto. */
+	NAPI_GRO_CB(skb)->network_offsets[1] = outer_off + pkt.inner_off;
+	NAPI_GRO_CB(skb)->proto = IPPROTO_TCP;
+	skb_gro_pull(skb, outer_off + pkt.tcp_off - skb_gro_offset(skb));
+	skb_set_transport_header(skb, skb_gro_offset(skb));
+	if (NAPI_GRO_CB(skb)->flush)
+		in |= TGC_IN_UPPER_FLUSH;
+	else if (tungro_tcp_csum_bad(skb, pkt.inner_version))
+		in |= TGC_IN_CSUM_BAD;
+	skb_gro_pull(skb, pkt.payload_off - pkt.tcp_off);
+
+	list_for_each_entry(p, head, list) {
+		if (!NAPI_GRO_CB(p)->same_flow)
+			continue;
+		if (skb_headlen(p) < outer_off ||
+		    !tgc_same_flow(&pkt, hdr, p->data + outer_off, skb_headlen(p) - outer_off)) {
+			NAPI_GRO_CB(p)->same_flow = 0;
+			continue;
+		}
+		match = p;
+		break;
+	}
+
+	if (match && TUNGRO_CB(match)->magic != TUNGRO_CB_MAGIC) {
+		/* Held by the kernel's GRO before tungro was loaded: let it complete, start afresh. */
+		tgc_decide(&pkt, hdr, NULL, in, &v);
+		v.flush_held = 1;
+		tungro_count_reason(TGC_R_FOREIGN);
+	} else if (match) {
+		held.hdr = match->data + outer_off;
+		held.hdr_len = skb_headlen(match) - outer_off;
+		held.total_len = match->len - outer_off;
+		held.payload_len = skb_gro_len(match);
+		held.count = NAPI_GRO_CB(match)->count;
+		held.gso_size = skb_shinfo(match)->gso_size;
+		held.id_state = TUNGRO_CB(match)->id_state;
+		tgc_decide(&pkt, hdr, &held, in, &v);
+		if (v.action == TGC_MERGE && tungro_append(match, skb)) {
+			tgc_decide(&pkt, hdr, &held, in | TGC_IN_NOMERGE, &v);
+		}
+	} else {
+		tgc_decide(&pkt, hdr, NULL, in, &v);
+	}
+	tungro_count_reason(v.reason);
+
+	switch (v.action) {
+	case TGC_MERGE:
+		this_cpu_inc(tungro_stats.merged);
+		TUNGRO_CB(match)->id_state = v.id_state;
+		/* Kept for the kernel's tcp4_gro_complete in case tungro is unloaded before this packet completes. */
+		NAPI_GRO_CB(match)->ip_fixedid = !!(v.id_state & TGC_ID_FIXED(1));
+		match->data[outer_off + pkt.tcp_off + TGC_TCP_FLAGS_OFF] |= v.held_flags;
+		break;
+	case TGC_HOLD:
+		this_cpu_inc(tungro_stats.held);
+		TUNGRO_CB(skb)->magic = TUNGRO_CB_MAGIC;
+		TUNGRO_CB(skb)->id_state = 0;
+		TUNGRO_CB(skb)->layer_mask = 0;
+		break;
+	default:
+		this_cpu_inc(tungro_stats.passed);
+		NAPI_GRO_CB(skb)->flush = 1;
+		break;
+	}
+	return v.flush_held ? match : NULL;
+
+pass:
+	tungro_count_reason(reason);
+	this_cpu_inc(tungro_stats.passed);
+	NAPI_GRO_CB(skb)->flush = 1;
+	return NULL;
+}
+
+struct sk_buff *tungro_ipip_gro_receive(struct list_head *head, struct sk_buff *skb)
+{
+	return tungro_gro_receive(head, skb, TGC_ENCAP_IPIP, tungro_orig_ipip);
+}
+
+struct sk_buff *tungro_sit_gro_receive(struct list_head *head, struct sk_buff *skb)
+{
+	return tungro_gro_receive(head, skb, TGC_ENCAP_SIT, tungro_orig_sit);
+}
+
+/*
+ * Called from inet_gro_complete() on the outer IPv4 header (already fixed: tot_len, checksum) with @nhoff at the
+ * inner network header, for held packets of 2+ segments.
+ */
+static int tungro_gro_complete(struct sk_buff *skb, int nhoff, const struct net_offload *orig, __be16 inner_proto)
+{
+	struct skb_shared_info *shinfo = skb_shinfo(skb);
+	struct tgc_completion c;
+
+	if (TUNGRO_CB(skb)->magic != TUNGRO_CB_MAGIC) {
+		this_cpu_inc(tungro_stats.foreign_completed);
+		return orig->callbacks.gro_complete(skb, nhoff);
+	}
+	if (tgc_complete(skb->data + nhoff, skb_headlen(skb) - nhoff, skb->len - nhoff, TUNGRO_CB(skb)->id_state, 1,
+			 &c)) {
+		/* Cannot happen for a packet tgc_parse() accepted; the kernel path would drop it, so say so loudly. */
+		tungro_count_reason(TGC_R_MALFORMED);
+		return -EINVAL;
+	}
+
+	skb->encapsulation = 1;
+	skb_set_inner_protocol(skb, inner_proto);
+	skb_set_inner_network_header(skb, nhoff);
+	skb_set_transport_header(skb, nhoff + c.tcp_off);
+	skb->inner_transport_header = skb->transport_header;
+	skb->csum_start = skb_transport_header(skb) - skb->head;
+	skb->csum_offset = c.csum_offset;
+	skb->ip_summed = CHECKSUM_PARTIAL;
+
+	shinfo->gso_segs = NAPI_GRO_CB(skb)->count;
+	shinfo->gso_type |= SKB_GSO_IPXIP4 | (c.tcpv6 ? SKB_GSO_TCPV6 : SKB_GSO_TCPV4);
+	if (c.fixedid)
+		shinfo->gso_type |= SKB_GSO_TCP_FIXEDID;
+	if (c.ecn)
+		shinfo->gso_type |= SKB_GSO_TCP_ECN;
+
+	this_cpu_inc(tungro_stats.completed);
+	this_cpu_inc(tungro_stats.hist[tgc_hist_bucket(NAPI_GRO_CB(skb)->count)]);
+	return 0;
+}
+
+int tungro_ipip_gro_complete(struct sk_buff *skb, int nhoff)
+{
+	return tungro_gro_complete(skb, nhoff, tungro_orig_ipip, htons(ETH_P_IP));
+}
+
+int tungro_sit_gro_complete(struct sk_buff *skb, int nhoff)
+{
+	return tungro_gro_complete(skb, nhoff, tungro_orig_sit, htons(ETH_P_IPV6));
+}

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Build check of the C++ objects linked into tungro.ko: fails when one of them
+#  - included a kernel header (its fixdep dependency list names a file outside cxxcore/),
+#  - uses std:: (the core is freestanding: no C++ library),
+#  - needs an undefined symbol outside the allow-list (nm -u): only what the compiler emits on its own,
+#  - has .init_array/.ctors (global constructors) or .eh_frame (unwind tables: exceptions) sections.
+# usage: scripts/check-cxx-objects.sh [NM] [OBJDUMP]
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+nm=${1:-nm}; objdump=${2:-objdump}
+core="$here/cxxcore"
+fail=0
+bad() { echo "check-cxx-objects: FAIL: $*" >&2; fail=1; }
+
+# Compiler-emitted helpers: mem* for struct copies, arch return/indirect thunks, profiling entry, m68k libgcc.
+allow='^(memcpy|memset|memmove|memcmp|__x86_return_thunk|__x86_indirect_thunk_.*|__x86_indirect_call_thunk_.*|__fentry__|_mcount|__stack_chk_fail|__stack_chk_guard|__mulsi3|__udivsi3|__umodsi3|tgc_.*)$'
+
+objs=("$core"/src/*.o)
+[ -e "${objs[0]}" ] || { echo "check-cxx-objects: no C++ objects under $core/src (build first)" >&2; exit 1; }
+for o in "${objs[@]}"; do
+  name=${o#"$here"/}
+  cmd="$(dirname "$o")/.$(basename "$o").cmd"
+  [ -f "$cmd" ] || bad "$name: no Kbuild .cmd file (not built by the Kbuild C++ rule?)"
+  if [ -f "$cmd" ]; then
+    # Dependency lines are indented paths; every one must be inside cxxcore/.
+    outside=$(sed -n '/^deps_/,/^$/p' "$cmd" | grep -oE '/[^ \\]+' | grep -v "^$core/" || true)
+    [ -z "$outside" ] || bad "$name includes headers outside cxxcore/: $(echo "$outside" | head -3 | tr '\n' ' ')"
+  fi
+  undef=$("$nm" -u "$o" | awk '{print $2}' | grep -vE "$allow" || true)
+  [ -z "$undef" ] || bad "$name needs symbols outside the allow-list: $(echo "$undef" | tr '\n' ' ')"
+  secs=$("$objdump" -h "$o" | awk '{print $2}' | grep -E '^\.(init_array|ctors|eh_frame|fini_array|dtors|gcc_except_table)' || true)
+  [ -z "$secs" ] || bad "$name has forbidden sections: $(echo "$secs" | tr '\n' ' ')"
+done
+stdref=$(grep -rnE '\bstd::' "$core/src" "$core/include" || true)
+[ -z "$stdref" ] || bad "core sources use std:: : $(echo "$stdref" | head -3)"
+kinc=$(grep -rnE '#[[:space:]]*include[[:space:]]*[<"](linux|asm|net|uapi|generated)/' "$core/src" "$core/include" || true)
+[ -z "$kinc" ] || bad "core sources include kernel headers: $(echo "$kinc" | head -3)"
+[ "$fail" -eq 0 ] && echo "check-cxx-objects: ${#objs[@]} C++ objects clean (no kernel headers, no std::, allowed symbols only, no ctors/eh_frame)"
+exit "$fail"

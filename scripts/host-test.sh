@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Builds the C++ core for the host with ASan + UBSan and runs its GoogleTest suite through CTest.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+. "$here/scripts/lib.sh"
+out="$here/build/host"
+mkdir -p "$out"
+log "host tests: configuring and building the C++ core with ASan+UBSan ($out)"
+cmake -S "$here/cxxcore" -B "$out" -DCMAKE_BUILD_TYPE=Debug -DTUNGRO_SANITIZE=ON >"$out.cmake.log" 2>&1 \
+  || { cat "$out.cmake.log" >&2; die "cmake configure failed"; }
+cmake --build "$out" -j"$(nproc)" >"$out.build.log" 2>&1 || { tail -40 "$out.build.log" >&2; die "host test build failed"; }
+log "host tests: running"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir "$out" --output-on-failure -j"$(nproc)"

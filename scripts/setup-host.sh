@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages tungro needs, only those missing; quiet when
+# nothing is missing. Idempotent. Needs root (apt-get) only when something is missing.
+set -euo pipefail
+
+PKGS=(
+  # kernel source and what its build needs
+  linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod rsync python3
+  # emulators: x86_64 now, m68k for the cross-arch work
+  qemu-system-x86 qemu-system-misc
+  # cross toolchains (m68k runtime, cross-arch build matrix)
+  gcc-m68k-linux-gnu g++-m68k-linux-gnu libc6-dev-m68k-cross
+  # host tests of the C++ core
+  g++ cmake libgtest-dev libgmock-dev libbenchmark-dev libpcap-dev
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "[setup] installing missing Debian packages: ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+  echo "[setup] error: need root for apt-get (run as root, or install: ${missing[*]})" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+# An old or empty package list makes installs fail; refresh once per day at most.
+stamp=/var/lib/apt/periodic/tungro-update-stamp
+if [ ! -f "$stamp" ] || [ -n "$(find "$stamp" -mmin +1440 2>/dev/null)" ]; then
+  apt-get update -qq
+  mkdir -p "$(dirname "$stamp")" && touch "$stamp"
+fi
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "[setup] installed: ${missing[*]}"

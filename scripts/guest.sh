@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Runs the guest agent in QEMU on a tungro test kernel with tungro.ko in its initramfs.
+# usage: scripts/guest.sh ARCH KERNEL_BUILD_DIR MODE MIB
+#   MODE  demo (kernel GRO vs tungro table) | test (guest checks of make test)
+#   MIB   MiB per TCP stream
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+. "$here/scripts/lib.sh"
+[ $# -eq 4 ] || die "usage: scripts/guest.sh ARCH KERNEL_BUILD_DIR MODE MIB"
+arch=$1 kdir=$2 mode=$3 mib=$4
+case "$mode" in demo|test) ;; *) die "unknown mode '$mode' (demo, test)" ;; esac
+case "$mib" in ''|*[!0-9]*) die "MIB must be a whole number, got '$mib'" ;; esac
+case "$arch" in
+  x86_64) kimg="$kdir/arch/x86/boot/bzImage" ;;
+  m68k)   kimg="$kdir/vmlinux" ;;
+  *) die "unknown arch '$arch' (x86_64, m68k)" ;;
+esac
+[ -f "$kimg" ] || die "no kernel image at $kimg"
+ko="$here/tungro.ko"
+[ -f "$ko" ] || die "no tungro.ko (run make first)"
+
+out="$here/build/$arch/guest-$mode"
+mkdir -p "$out"
+"$here/qemu/build-agent.sh" "$arch" "$out/agent"
+"$here/qemu/mkinitramfs.sh" "$out/initramfs.cpio" "$out/agent" "$ko"
+# Timeout scales with the traffic: TCG moves a few hundred Mbit/s; boots take ~10 s (x86_64) to ~60 s (m68k).
+timeout_s=$(( 300 + mib * 20 ))
+log "guest $arch ($mode, $mib MiB per stream): booting $(basename "$kimg") with tungro.ko, timeout ${timeout_s}s"
+start=$SECONDS
+"$here/qemu/boot.sh" "$arch" "$kimg" "$out/initramfs.cpio" "$out" "$timeout_s" "tungro.mode=$mode tungro.mib=$mib"
+log "guest $arch ($mode): passed in $((SECONDS - start)) s"

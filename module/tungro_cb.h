@@ -20,21 +20,34 @@
 /* Marks an skb whose GRO state tungro wrote: a held packet without it was held by the kernel's own GRO. */
 #define TUNGRO_CB_MAGIC 0x7467	/* "tg" */
 
-struct tungro_gro_cb {
-	u16 magic;		/* TUNGRO_CB_MAGIC */
-	u8 id_state;		/* TGC_ID_FIXED() bits of the held packet (core's struct tgc_held.id_state) */
-	u8 layer_mask;		/* reserved, zero: keeps the word whole */
-} __aligned(4);
-
-#ifdef TUNGRO_LAYOUT_SELFTEST
-/*
- * Build knob for the negative proof (issue 3): places the group at a 2-aligned offset, the 2024 mistake. The
- * asserts below must fail on m68k and name the field.
- */
-#define TUNGRO_CB_OFFSET (sizeof(struct napi_gro_cb) + 2)
-#else
+#ifndef TUNGRO_LAYOUT_SELFTEST
+#define TUNGRO_CB_ALIGN __aligned(4)
+/* Right after napi_gro_cb, rounded up to 4 explicitly: the arch's alignment of u32 is never trusted. */
 #define TUNGRO_CB_OFFSET ALIGN(sizeof(struct napi_gro_cb), 4)
+#else
+/*
+ * Build knob for the negative proof (make cross-check TUNGRO_LAYOUT_SELFTEST=1): the 2024 mistake on purpose. The
+ * group is placed after a u16 with only the arch's natural u32 alignment: offset 4 on x86 (passes, as upstream did
+ * on x86), offset 2 on m68k where u32 aligns to 2. The asserts below must fail there and name the field.
+ */
+struct tungro_selftest_pair {
+	u16 half;
+	u32 word;
+};
+#define TUNGRO_CB_ALIGN
+#define TUNGRO_CB_OFFSET (ALIGN(sizeof(struct napi_gro_cb), 4) + offsetof(struct tungro_selftest_pair, word))
 #endif
+
+struct tungro_gro_cb {
+	union {
+		struct {
+			u16 magic;	/* TUNGRO_CB_MAGIC */
+			u8 id_state;	/* TGC_ID_FIXED() bits of the held packet (core's struct tgc_held.id_state) */
+			u8 reserved;	/* zero */
+		};
+		u32 word;		/* the group, initialised as one 32-bit store */
+	};
+} TUNGRO_CB_ALIGN;
 
 static inline struct tungro_gro_cb *TUNGRO_CB(struct sk_buff *skb)
 {
@@ -45,12 +58,14 @@ static inline struct tungro_gro_cb *TUNGRO_CB(struct sk_buff *skb)
 static inline void tungro_layout_asserts(void)
 {
 	BUILD_BUG_ON_MSG(sizeof(struct tungro_gro_cb) != 4, "tungro_gro_cb: size must be 4");
-	BUILD_BUG_ON_MSG(__alignof__(struct tungro_gro_cb) != 4, "tungro_gro_cb: alignment must be 4");
+	BUILD_BUG_ON_MSG(__alignof__(struct tungro_gro_cb) != 4,
+			 "tungro_gro_cb: alignment must be 4 (it is read as one u32; m68k aligns u32 to 2)");
 	BUILD_BUG_ON_MSG(offsetof(struct tungro_gro_cb, magic) != 0, "tungro_gro_cb.magic: offset");
 	BUILD_BUG_ON_MSG(offsetof(struct tungro_gro_cb, id_state) != 2, "tungro_gro_cb.id_state: offset");
-	BUILD_BUG_ON_MSG(offsetof(struct tungro_gro_cb, layer_mask) != 3, "tungro_gro_cb.layer_mask: offset");
+	BUILD_BUG_ON_MSG(offsetof(struct tungro_gro_cb, reserved) != 3, "tungro_gro_cb.reserved: offset");
+	BUILD_BUG_ON_MSG(offsetof(struct tungro_gro_cb, word) != 0, "tungro_gro_cb.word: offset");
 	BUILD_BUG_ON_MSG(TUNGRO_CB_OFFSET % 4 != 0,
-			 "tungro_gro_cb (magic+id_state, read as one u32) must sit 4-aligned in skb->cb");
+			 "tungro_gro_cb.word (magic+id_state, one u32) must sit 4-aligned in skb->cb");
 	BUILD_BUG_ON_MSG(TUNGRO_CB_OFFSET + sizeof(struct tungro_gro_cb) > sizeof_field(struct sk_buff, cb),
 			 "tungro_gro_cb does not fit in skb->cb after napi_gro_cb");
 	/* skb->cb itself is 8-aligned in struct sk_buff on every arch, so a 4-aligned offset is a 4-aligned address. */

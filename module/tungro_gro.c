@@ -242,9 +242,8 @@ static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff
 		break;
 	case TGC_HOLD:
 		this_cpu_inc(tungro_stats.held);
+		TUNGRO_CB(skb)->word = 0;
 		TUNGRO_CB(skb)->magic = TUNGRO_CB_MAGIC;
-		TUNGRO_CB(skb)->id_state = 0;
-		TUNGRO_CB(skb)->layer_mask = 0;
 		break;
 	default:
 		this_cpu_inc(tungro_stats.passed);

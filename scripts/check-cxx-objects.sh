@@ -4,16 +4,18 @@
 #  - uses std:: (the core is freestanding: no C++ library),
 #  - needs an undefined symbol outside the allow-list (nm -u): only what the compiler emits on its own,
 #  - has .init_array/.ctors (global constructors) or .eh_frame (unwind tables: exceptions) sections.
-# usage: scripts/check-cxx-objects.sh [NM] [OBJDUMP]
+# usage: scripts/check-cxx-objects.sh [NM] [OBJDUMP] [--root DIR]   (DIR: the tree that was built; default here)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 nm=${1:-nm}; objdump=${2:-objdump}
+if [ "${3:-}" = --root ]; then here=$(cd "${4:?--root needs a directory}" && pwd); fi
 core="$here/cxxcore"
 fail=0
 bad() { echo "check-cxx-objects: FAIL: $*" >&2; fail=1; }
 
-# Compiler-emitted helpers: mem* for struct copies, arch return/indirect thunks, profiling entry, m68k libgcc.
-allow='^(memcpy|memset|memmove|memcmp|__x86_return_thunk|__x86_indirect_thunk_.*|__x86_indirect_call_thunk_.*|__fentry__|_mcount|__stack_chk_fail|__stack_chk_guard|__mulsi3|__udivsi3|__umodsi3|tgc_.*)$'
+# Compiler-emitted helpers: mem* for struct copies, arch return/indirect thunks, profiling entry, libgcc integer
+# helpers the kernel provides, powerpc32's out-of-line register save/restore (crtsavres.o); and the core's own tgc_*.
+allow='^(memcpy|memset|memmove|memcmp|__x86_return_thunk|__x86_indirect_thunk_.*|__x86_indirect_call_thunk_.*|__fentry__|_mcount|__stack_chk_fail|__stack_chk_guard|__mulsi3|__udivsi3|__umodsi3|_restgpr_[0-9]+_x|_savegpr_[0-9]+|_restgpr0_[0-9]+|_savegpr0_[0-9]+|tgc_.*)$'
 
 objs=("$core"/src/*.o)
 [ -e "${objs[0]}" ] || { echo "check-cxx-objects: no C++ objects under $core/src (build first)" >&2; exit 1; }

@@ -8,8 +8,10 @@ PKGS=(
   linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod rsync python3
   # emulators: x86_64 now, m68k for the cross-arch work
   qemu-system-x86 qemu-system-misc
-  # cross toolchains (m68k runtime, cross-arch build matrix)
+  # cross toolchains: m68k runtime, and the cross-arch build matrix (make cross-check)
   gcc-m68k-linux-gnu g++-m68k-linux-gnu libc6-dev-m68k-cross
+  g++-i686-linux-gnu g++-arm-linux-gnueabihf g++-aarch64-linux-gnu g++-powerpc-linux-gnu
+  g++-riscv64-linux-gnu g++-s390x-linux-gnu g++-mips-linux-gnu
   # host tests of the C++ core
   g++ cmake libgtest-dev libgmock-dev libbenchmark-dev libpcap-dev
 )

@@ -1,0 +1,368 @@
+/* agent.c - /init of the tungro test initramfs: sets up the guest, runs the demo or test streams, reports.
+ *
+ * Command line (from /proc/cmdline):
+ *   tungro.mode=demo|test   what to run (default demo)
+ *   tungro.mib=N            MiB per stream (default 32 for demo, 4 for test)
+ *   tungro.deadline=S       give up S seconds after boot with a failure line (boot.sh sets it below its timeout)
+ * Results go to the virtio-serial port named tungro.results and to the console; the last line is
+ * "success" or "failure: <reason>".
+ */
+#include "agent.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *opt_mode = "demo";
+static unsigned opt_mib;
+static unsigned opt_deadline = 3600;
+
+static void mount_one(const char *src, const char *dir, const char *type)
+{
+	mkdir(dir, 0755);
+	if (mount(src, dir, type, 0, NULL) < 0 && errno != EBUSY)
+		die("mount %s on %s: %s", type, dir, strerror(errno));
+}
+
+static void setup_console(void)
+{
+	int fd = open("/dev/console", O_RDWR | O_NOCTTY);
+	if (fd < 0)
+		return;   /* keep whatever the kernel gave us */
+	for (int i = 0; i < 3; i++)
+		dup2(fd, i);
+	if (fd > 2)
+		close(fd);
+	g_console_fd = 1;
+}
+
+static void parse_cmdline(void)
+{
+	static char buf[4096];
+	int rc = read_file("/proc/cmdline", buf, sizeof(buf));
+	if (rc)
+		die("read /proc/cmdline: %s", strerror(-rc));
+	for (char *save = NULL, *tok = strtok_r(buf, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
+		if (!strncmp(tok, "tungro.mode=", 12)) {
+			opt_mode = tok + 12;
+		} else if (!strncmp(tok, "tungro.mib=", 11)) {
+			char *end;
+			unsigned long v = strtoul(tok + 11, &end, 10);
+			if (*end || v == 0 || v > 4096)
+				die("bad tungro.mib '%s' (1..4096)", tok + 11);
+			opt_mib = (unsigned)v;
+		} else if (!strncmp(tok, "tungro.deadline=", 16)) {
+			char *end;
+			unsigned long v = strtoul(tok + 16, &end, 10);
+			if (*end || v < 10)
+				die("bad tungro.deadline '%s' (seconds after boot, >= 10)", tok + 16);
+			opt_deadline = (unsigned)v;
+		}
+	}
+	if (strcmp(opt_mode, "demo") && strcmp(opt_mode, "test"))
+		die("unknown tungro.mode '%s' (demo, test)", opt_mode);
+	if (!opt_mib)
+		opt_mib = !strcmp(opt_mode, "demo") ? 32 : 4;
+}
+
+/* The port's name arrives from QEMU over the control queue, possibly after we start: poll for it. */
+static void open_results_port(void)
+{
+	for (int tries = 0; tries < 100; tries++) {
+		DIR *d = opendir("/sys/class/virtio-ports");
+		struct dirent *e;
+		while (d && (e = readdir(d))) {
+			char path[300], name[64];
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "/sys/class/virtio-ports/%s/name", e->d_name);
+			if (read_file(path, name, sizeof(name)) || strncmp(name, "tungro.results", 14))
+				continue;
+			snprintf(path, sizeof(path), "/dev/%s", e->d_name);
+			g_results_fd = open(path, O_WRONLY | O_CLOEXEC);
+			if (g_results_fd < 0)
+				note("# open %s: %s", path, strerror(errno));
+			closedir(d);
+			if (g_results_fd >= 0)
+				return;
+			break;
+		}
+		if (d && e == NULL)
+			closedir(d);
+		sleep_ms(100);
+	}
+	/* no results port: the console still gets everything; boot.sh will report the missing verdict */
+	note("# warning: virtio-serial port tungro.results not found after 10 s");
+}
+
+static unsigned stream_timeout(uint64_t bytes)
+{
+	/* generous for TCG, m68k included: 60 s plus 10 s per MiB */
+	return 60u + (unsigned)(bytes / MIB) * 10u;
+}
+
+static void warmup(void)
+{
+	/* a short stream per path proves the set-up (and fills route caches) before anything is measured */
+	for (size_t i = 0; i < sizeof(g_scenarios) / sizeof(g_scenarios[0]); i++) {
+		struct run_result r;
+		if (run_stream(&g_scenarios[i], "warmup", 256 * 1024, 7 + i, 60, NULL, &r))
+			die("warm-up stream over %s: %s", g_scenarios[i].name, r.err);
+	}
+	out("# warm-up streams over plain, ipip and sit: ok");
+}
+
+static double mbit(const struct run_result *r)
+{
+	return r->usecs ? (double)r->bytes * 8.0 / (double)r->usecs : 0.0;
+}
+
+static double tg_ratio(const struct stats *d)
+{
+	uint64_t held = stats_get(d, "held"), merged = stats_get(d, "merged"), passed = stats_get(d, "passed");
+	return held + passed ? (double)(held + merged + passed) / (double)(held + passed) : 0.0;
+}
+
+/* ---- demo: kernel GRO vs tungro for each scenario ---- */
+
+static void demo(void)
+{
+	struct run_result res[3][2];
+	int have[3][2] = { { 0 } };
+	static const char *const engines[2] = { "kernel", "tungro" };
+	uint64_t bytes = (uint64_t)opt_mib * MIB;
+	int tungro = mod_present();
+
+	if (!tungro)
+		out("# %s not in the initramfs: engine=tungro runs are skipped", MODULE_PATH);
+	if (mod_loaded())
+		die("demo: tungro is loaded before the kernel runs");
+	for (int s = 0; s < 3; s++) {
+		const struct scenario *sc = &g_scenarios[s];
+		for (int e = 0; e < 2; e++) {
+			int rc;
+			if (e == 1) {
+				if (!tungro) {
+					out("RESULT arch=%s kernel=%s scenario=%s engine=tungro skipped", uname_machine(),
+					    uname_release(), sc->name);
+					continue;
+				}
+				if ((rc = mod_load())) {
+					fail("demo %s: insmod %s: %s", sc->name, MODULE_PATH, strerror(-rc));
+					continue;
+				}
+			}
+			out("# %s/%s: %u MiB stream", sc->name, engines[e], opt_mib);
+			rc = run_stream(sc, engines[e], bytes, 1000 + 10 * (uint64_t)s + (uint64_t)e, stream_timeout(bytes),
+					NULL, &res[s][e]);
+			print_result(&res[s][e]);
+			if (rc)
+				fail("demo %s/%s: %s", sc->name, engines[e], res[s][e].err);
+			else
+				have[s][e] = 1;
+			if (e == 1 && (rc = mod_unload()))
+				fail("demo %s: rmmod tungro: %s", sc->name, strerror(-rc));
+		}
+	}
+
+	for (int s = 1; s < 3; s++) {   /* tunnels only: plain TCP never reaches tungro */
+		if (!have[s][0] || !have[s][1])
+			continue;
+		double k = res[s][0].segs_per_gro, t = res[s][1].segs_per_gro;
+		check(s == 1 ? "demo_ipip_gro" : "demo_sit_gro", t >= 0.95 * k && t > 4.0,
+		      "tungro %.2f segs/GRO vs kernel %.2f (need >= 0.95x kernel and > 4)", t, k);
+	}
+
+	out("%s", "");
+	out("%-6s %-7s %10s %12s %10s %9s %9s  %s", "path", "engine", "bytes", "Mbit/s", "wire segs", "GRO pkts",
+	    "segs/GRO", "top flush reasons");
+	for (int s = 0; s < 3; s++) {
+		for (int e = 0; e < 2; e++) {
+			const struct run_result *r = &res[s][e];
+			if (!have[s][e]) {
+				out("%-6s %-7s %s", g_scenarios[s].name, engines[e],
+				    e == 1 && !tungro ? "skipped (no tungro.ko)" : "FAILED");
+				continue;
+			}
+			out("%-6s %-7s %10" PRIu64 " %12.1f %10" PRIu64 " %9" PRIu64 " %9.2f  %s", r->scenario, r->engine,
+			    r->bytes, mbit(r), r->wire_segs, r->gro_pkts, r->segs_per_gro, r->reasons);
+		}
+	}
+	out("(Mbit/s indicative only: TCG emulation on %s, kernel %s)", uname_machine(), uname_release());
+}
+
+/* ---- test: tungro GRO, load/unload under traffic, kernel GRO afterwards ---- */
+
+struct toggler {
+	volatile unsigned long progress;
+	volatile int stop;      /* tells the open-ended sender to finish */
+	volatile int abort;     /* the stream ended early: stop toggling */
+	int done;               /* load/unload cycles completed */
+	uint64_t seen[5];       /* tungro 'seen' per load window */
+	char err[200];
+};
+
+static int toggler_wait(struct toggler *t, unsigned ms)
+{
+	for (unsigned i = 0; i < ms; i += 10) {
+		if (__atomic_load_n(&t->abort, __ATOMIC_ACQUIRE))
+			return -1;
+		sleep_ms(10);
+	}
+	return 0;
+}
+
+static void *toggler_main(void *arg)
+{
+	struct toggler *t = arg;
+	/* start only once data is flowing, so every action lands mid-stream */
+	while (__atomic_load_n(&t->progress, __ATOMIC_ACQUIRE) < 256 * 1024)
+		if (toggler_wait(t, 10))
+			goto out;
+	for (int i = 0; i < 5; i++) {
+		int rc = mod_load();
+		if (rc) {
+			snprintf(t->err, sizeof(t->err), "cycle %d: insmod: %s", i + 1, strerror(-rc));
+			goto out;
+		}
+		if (toggler_wait(t, 200))
+			goto out;
+		struct stats st;
+		if ((rc = stats_read(&st))) {
+			snprintf(t->err, sizeof(t->err), "cycle %d: read %s: %s", i + 1, STATS_PATH, strerror(-rc));
+			goto out;
+		}
+		t->seen[i] = stats_get(&st, "seen");
+		if ((rc = mod_unload())) {
+			snprintf(t->err, sizeof(t->err), "cycle %d: rmmod: %s", i + 1, strerror(-rc));
+			goto out;
+		}
+		t->done = i + 1;
+		if (toggler_wait(t, 150))
+			goto out;
+	}
+out:
+	__atomic_store_n(&t->stop, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void test_tungro_stream(const struct scenario *sc, uint64_t bytes)
+{
+	struct run_result r;
+	char name[64];
+	int rc = run_stream(sc, "tungro", bytes, 2000 + (uint64_t)sc->port, stream_timeout(bytes), NULL, &r);
+	print_result(&r);
+	snprintf(name, sizeof(name), "tungro_%s_bytes", sc->name);
+	check(name, rc == 0, "%" PRIu64 " of %" PRIu64 " bytes, checksum %s%s%s", r.bytes, bytes,
+	      r.ok && r.csum_ok ? "ok" : "BAD", r.err[0] ? ": " : "", r.err);
+	if (!r.ok)
+		return;
+	snprintf(name, sizeof(name), "tungro_%s_merge", sc->name);
+	uint64_t merged = stats_get(&r.tg, "merged");
+	double ratio = tg_ratio(&r.tg);
+	check(name, r.have_stats && merged > 0 && ratio > 1.0,
+	      "debugfs: seen %" PRIu64 " held %" PRIu64 " merged %" PRIu64 " passed %" PRIu64
+	      " -> %.2f segs/GRO packet (need merged > 0, > 1); packet socket %.2f; flush %s",
+	      stats_get(&r.tg, "seen"), stats_get(&r.tg, "held"), merged, stats_get(&r.tg, "passed"), ratio,
+	      r.segs_per_gro, r.reasons);
+}
+
+static void test(void)
+{
+	uint64_t bytes = (uint64_t)opt_mib * MIB;
+	const struct scenario *ipip = scenario_by_name("ipip"), *sit = scenario_by_name("sit");
+	int rc;
+
+	if (!mod_present())
+		die("test mode needs %s in the initramfs", MODULE_PATH);
+	if (mod_loaded())
+		die("test: tungro loaded before insmod");
+
+	rc = mod_load();
+	check("insmod", rc == 0 && mod_loaded() && access(STATS_PATH, R_OK) == 0, "finit_module %s: %s; %s %s",
+	      MODULE_PATH, rc ? strerror(-rc) : "ok", STATS_PATH, access(STATS_PATH, R_OK) ? "missing" : "present");
+	if (rc)
+		return;
+	test_tungro_stream(ipip, bytes);
+	test_tungro_stream(sit, bytes);
+	rc = mod_unload();
+	check("rmmod", rc == 0 && !mod_loaded(), "delete_module: %s; /sys/module/tungro %s", rc ? strerror(-rc) : "ok",
+	      mod_loaded() ? "still there" : "gone");
+	if (rc)
+		return;
+
+	/* ipip stream while tungro is loaded and unloaded 5 times */
+	struct toggler t;
+	memset(&t, 0, sizeof(t));
+	struct stream_opts o = { .open_ended = 1, .stop = &t.stop, .max_bytes = 512ull * MIB, .progress = &t.progress };
+	pthread_t th;
+	if ((rc = pthread_create(&th, NULL, toggler_main, &t)) != 0)
+		die("pthread_create (toggler): %s", strerror(rc));
+	struct run_result r;
+	out("# ipip stream while tungro is loaded and unloaded 5 times");
+	rc = run_stream(ipip, "toggle", bytes, 3000, 300, &o, &r);
+	__atomic_store_n(&t.abort, 1, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	print_result(&r);
+	check("toggle_bytes", rc == 0, "%" PRIu64 " bytes sent, %" PRIu64 " received, checksum %s%s%s", r.sent,
+	      r.bytes, r.ok && r.csum_ok ? "ok" : "BAD", r.err[0] ? ": " : "", r.err);
+	check("toggle_cycles", t.done == 5 && !t.err[0],
+	      "%d of 5 load/unload cycles during the stream%s%s; tungro saw %" PRIu64 ",%" PRIu64 ",%" PRIu64
+	      ",%" PRIu64 ",%" PRIu64 " packets per load",
+	      t.done, t.err[0] ? ": " : "", t.err, t.seen[0], t.seen[1], t.seen[2], t.seen[3], t.seen[4]);
+	int all_seen = t.done == 5;
+	for (int i = 0; i < t.done; i++)
+		all_seen &= t.seen[i] > 0;
+	check("toggle_traffic", all_seen, "every load window saw tunnel traffic through tungro");
+	if (mod_loaded()) {
+		rc = mod_unload();
+		check("toggle_rmmod", rc == 0, "leftover tungro unloaded: %s", rc ? strerror(-rc) : "ok");
+	}
+
+	/* the kernel's own callbacks must be back */
+	for (int i = 0; i < 2; i++) {
+		const struct scenario *sc = i ? sit : ipip;
+		char name[64];
+		rc = run_stream(sc, "kernel", bytes, 4000 + (uint64_t)i, stream_timeout(bytes), NULL, &r);
+		print_result(&r);
+		snprintf(name, sizeof(name), "kernel_%s_after_rmmod", sc->name);
+		check(name, rc == 0 && r.segs_per_gro > 1.0,
+		      "%.2f segs/GRO (%" PRIu64 " wire segments, %" PRIu64 " GRO packets, need > 1), checksum %s%s%s",
+		      r.segs_per_gro, r.wire_segs, r.gro_pkts, r.ok && r.csum_ok ? "ok" : "BAD", r.err[0] ? ": " : "",
+		      r.err);
+	}
+}
+
+int main(void)
+{
+	mount_one("devtmpfs", "/dev", "devtmpfs");
+	setup_console();
+	mount_one("proc", "/proc", "proc");
+	mount_one("sysfs", "/sys", "sysfs");
+	mount_one("debugfs", "/sys/kernel/debug", "debugfs");
+	mount_one("tmpfs", "/tmp", "tmpfs");
+	parse_cmdline();
+	start_watchdog(opt_deadline);
+	open_results_port();
+
+	uint64_t t0 = now_us();
+	out("# tungro agent: arch=%s kernel=%s mode=%s mib=%u deadline=%us module=%s", uname_machine(),
+	    uname_release(), opt_mode, opt_mib, opt_deadline, mod_present() ? "present" : "absent");
+	if (net_setup())
+		finish();
+	out("# network set up in %" PRIu64 " ms", (now_us() - t0) / 1000);
+	warmup();
+	if (!strcmp(opt_mode, "demo"))
+		demo();
+	else
+		test();
+	out("# agent done in %" PRIu64 " ms", (now_us() - t0) / 1000);
+	finish();
+}

@@ -1,0 +1,377 @@
+/* net.c - namespaces, links, addresses, neighbours and tunnels of the guest, by rtnetlink. */
+#include "agent.h"
+
+#include <arpa/inet.h>
+#include <net/if.h>   /* before the linux/ headers, so libc-compat.h skips their duplicate if.h definitions */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/if_link.h>
+#include <linux/if_tunnel.h>
+#include <linux/neighbour.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+int g_init_ns = -1;
+int g_sender_ns = -1;
+
+#define RX_UNDERLAY "198.18.0.1"
+#define TX_UNDERLAY "198.18.0.2"
+
+int enter_ns(int fd)
+{
+	return setns(fd, CLONE_NEWNET) ? -errno : 0;
+}
+
+/* ---- minimal netlink message building ---- */
+
+struct nlbuf {
+	union {
+		struct nlmsghdr h;
+		char raw[1024];
+	} u;
+};
+
+static void *nl_start(struct nlbuf *b, int type, int flags, size_t hdrlen)
+{
+	memset(b, 0, sizeof(*b));
+	b->u.h.nlmsg_len = NLMSG_LENGTH(hdrlen);
+	b->u.h.nlmsg_type = (unsigned short)type;
+	b->u.h.nlmsg_flags = (unsigned short)(NLM_F_REQUEST | NLM_F_ACK | flags);
+	return NLMSG_DATA(&b->u.h);
+}
+
+static struct rtattr *nl_put(struct nlbuf *b, int type, const void *data, size_t len)
+{
+	size_t off = NLMSG_ALIGN(b->u.h.nlmsg_len);
+	if (off + RTA_SPACE(len) > sizeof(b->u.raw))
+		die("netlink message too large (attr %d)", type);   /* a bug here, not a run-time condition */
+	struct rtattr *a = (struct rtattr *)(b->u.raw + off);
+	a->rta_type = (unsigned short)type;
+	a->rta_len = (unsigned short)RTA_LENGTH(len);
+	if (len)
+		memcpy(RTA_DATA(a), data, len);
+	b->u.h.nlmsg_len = (unsigned)(off + RTA_SPACE(len));
+	return a;
+}
+
+static void nl_put_u32(struct nlbuf *b, int type, uint32_t v) { nl_put(b, type, &v, 4); }
+static void nl_put_u8(struct nlbuf *b, int type, uint8_t v) { nl_put(b, type, &v, 1); }
+static void nl_put_str(struct nlbuf *b, int type, const char *s) { nl_put(b, type, s, strlen(s) + 1); }
+
+static void nl_nest_end(struct nlbuf *b, struct rtattr *nest)
+{
+	nest->rta_len = (unsigned short)(b->u.raw + b->u.h.nlmsg_len - (char *)nest);
+}
+
+static int nl_open(void)
+{
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0)
+		return -errno;
+	struct timeval tv = { .tv_sec = 5 };
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	int one = 1;
+	setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));   /* kernel's reason text on errors */
+	return fd;
+}
+
+/* Sends one request, waits for its ack. Returns 0 or -errno; on error, the kernel's message (if any) in why. */
+static int nl_talk(int fd, struct nlbuf *b, char *why, size_t whycap)
+{
+	static unsigned seq;
+	struct sockaddr_nl k = { .nl_family = AF_NETLINK };
+	why[0] = 0;
+	b->u.h.nlmsg_seq = ++seq;
+	if (sendto(fd, b->u.raw, b->u.h.nlmsg_len, 0, (struct sockaddr *)&k, sizeof(k)) < 0)
+		return -errno;
+	for (;;) {
+		union {
+			struct nlmsghdr h;
+			char raw[8192];
+		} r;
+		ssize_t n = recv(fd, r.raw, sizeof(r.raw), 0);
+		if (n < 0)
+			return errno == EAGAIN ? -ETIMEDOUT : -errno;
+		for (struct nlmsghdr *h = &r.h; NLMSG_OK(h, (unsigned)n); h = NLMSG_NEXT(h, n)) {
+			if (h->nlmsg_seq != seq || h->nlmsg_type != NLMSG_ERROR)
+				continue;
+			struct nlmsgerr *e = NLMSG_DATA(h);
+			if (e->error && (h->nlmsg_flags & NLM_F_ACK_TLVS)) {
+				/* attributes follow the echoed request header (capped: only the header is echoed) */
+				size_t off = NLMSG_LENGTH(sizeof(*e));
+				if (!(h->nlmsg_flags & NLM_F_CAPPED))
+					off += NLMSG_ALIGN(e->msg.nlmsg_len) - NLMSG_HDRLEN;
+				struct rtattr *a = (struct rtattr *)((char *)h + off);
+				int left = (int)h->nlmsg_len - (int)off;
+				for (; RTA_OK(a, left); a = RTA_NEXT(a, left))
+					if (a->rta_type == NLMSGERR_ATTR_MSG)
+						snprintf(why, whycap, " (%s)", (char *)RTA_DATA(a));
+			}
+			return e->error;
+		}
+	}
+}
+
+/* ---- requests; each returns 0 or calls fail() with the step and errno and returns -1 ---- */
+
+struct ctx {
+	int nl;
+	const char *side;   /* "receiver" or "sender", for messages */
+};
+
+static int req(struct ctx *c, struct nlbuf *b, const char *what)
+{
+	char why[160];
+	int rc = nl_talk(c->nl, b, why, sizeof(why));
+	if (rc) {
+		fail("net setup (%s): %s: %s%s", c->side, what, strerror(-rc), why);
+		return -1;
+	}
+	return 0;
+}
+
+static int link_index(struct ctx *c, const char *name)
+{
+	/* if_nametoindex opens its socket in the calling thread's namespace */
+	unsigned idx = if_nametoindex(name);
+	if (!idx)
+		fail("net setup (%s): find interface %s: %s", c->side, name, strerror(errno));
+	return (int)idx;
+}
+
+static int link_up(struct ctx *c, const char *name, int mtu)
+{
+	char what[160];
+	struct nlbuf b;
+	int idx = link_index(c, name);
+	if (!idx)
+		return -1;
+	struct ifinfomsg *ifi = nl_start(&b, RTM_NEWLINK, 0, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = idx;
+	ifi->ifi_flags = IFF_UP;
+	ifi->ifi_change = IFF_UP;
+	if (mtu)
+		nl_put_u32(&b, IFLA_MTU, (uint32_t)mtu);
+	snprintf(what, sizeof(what), "set %s up", name);
+	return req(c, &b, what);
+}
+
+static int link_to_ns(struct ctx *c, const char *name, int nsfd)
+{
+	char what[160];
+	struct nlbuf b;
+	int idx = link_index(c, name);
+	if (!idx)
+		return -1;
+	struct ifinfomsg *ifi = nl_start(&b, RTM_NEWLINK, 0, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = idx;
+	nl_put_u32(&b, IFLA_NET_NS_FD, (uint32_t)nsfd);
+	snprintf(what, sizeof(what), "move %s to the sender namespace", name);
+	return req(c, &b, what);
+}
+
+static int addr_add(struct ctx *c, const char *dev, int family, const char *addr, int prefix)
+{
+	char what[160];
+	struct nlbuf b;
+	unsigned char bin[16];
+	int idx = link_index(c, dev);
+	if (!idx)
+		return -1;
+	if (inet_pton(family, addr, bin) != 1)
+		die("bad address literal %s", addr);
+	struct ifaddrmsg *ifa = nl_start(&b, RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL, sizeof(*ifa));
+	ifa->ifa_family = (unsigned char)family;
+	ifa->ifa_prefixlen = (unsigned char)prefix;
+	ifa->ifa_index = (unsigned)idx;
+	/* no duplicate address detection: the address is usable at once */
+	ifa->ifa_flags = family == AF_INET6 ? IFA_F_NODAD : 0;
+	size_t len = family == AF_INET ? 4 : 16;
+	nl_put(&b, IFA_LOCAL, bin, len);
+	nl_put(&b, IFA_ADDRESS, bin, len);
+	snprintf(what, sizeof(what), "add %s/%d to %s", addr, prefix, dev);
+	return req(c, &b, what);
+}
+
+/* A permanent ARP entry, so the first stream never waits for (or loses packets to) resolution. */
+static int neigh_add(struct ctx *c, const char *dev, const char *ip4, const unsigned char mac[6])
+{
+	char what[160];
+	struct nlbuf b;
+	unsigned char bin[4];
+	int idx = link_index(c, dev);
+	if (!idx)
+		return -1;
+	inet_pton(AF_INET, ip4, bin);
+	struct ndmsg *nd = nl_start(&b, RTM_NEWNEIGH, NLM_F_CREATE | NLM_F_REPLACE, sizeof(*nd));
+	nd->ndm_family = AF_INET;
+	nd->ndm_ifindex = idx;
+	nd->ndm_state = NUD_PERMANENT;
+	nl_put(&b, NDA_DST, bin, 4);
+	nl_put(&b, NDA_LLADDR, mac, 6);
+	snprintf(what, sizeof(what), "add neighbour %s on %s", ip4, dev);
+	return req(c, &b, what);
+}
+
+static int tunnel_add(struct ctx *c, const char *kind, const char *name, const char *local, const char *remote)
+{
+	char what[160];
+	struct nlbuf b;
+	struct in_addr l, r;
+	inet_pton(AF_INET, local, &l);
+	inet_pton(AF_INET, remote, &r);
+	struct ifinfomsg *ifi = nl_start(&b, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	nl_put_str(&b, IFLA_IFNAME, name);
+	struct rtattr *info = nl_put(&b, IFLA_LINKINFO, NULL, 0);
+	nl_put_str(&b, IFLA_INFO_KIND, kind);
+	struct rtattr *data = nl_put(&b, IFLA_INFO_DATA, NULL, 0);
+	nl_put(&b, IFLA_IPTUN_LOCAL, &l, 4);
+	nl_put(&b, IFLA_IPTUN_REMOTE, &r, 4);
+	nl_put_u8(&b, IFLA_IPTUN_TTL, 64);
+	nl_put_u8(&b, IFLA_IPTUN_PMTUDISC, 1);
+	nl_nest_end(&b, data);
+	nl_nest_end(&b, info);
+	snprintf(what, sizeof(what), "create %.8s tunnel %.16s %.40s->%.40s", kind, name, local, remote);
+	return req(c, &b, what);
+}
+
+static int read_mac(const char *dev, unsigned char mac[6])
+{
+	char path[96], buf[64];
+	unsigned m[6];
+	snprintf(path, sizeof(path), "/sys/class/net/%s/address", dev);
+	int rc = read_file(path, buf, sizeof(buf));
+	if (rc) {
+		fail("net setup: read %s: %s", path, strerror(-rc));
+		return -1;
+	}
+	if (sscanf(buf, "%x:%x:%x:%x:%x:%x", &m[0], &m[1], &m[2], &m[3], &m[4], &m[5]) != 6) {
+		fail("net setup: unparsable MAC '%s' in %s", buf, path);
+		return -1;
+	}
+	for (int i = 0; i < 6; i++)
+		mac[i] = (unsigned char)m[i];
+	return 0;
+}
+
+/* Sysctls of one namespace (procfs net sysctls follow the caller's namespace): DAD off before any IPv6
+ * address exists; no TCP metrics cache, so a stream does not inherit ssthresh/RTT from the one before it
+ * and the engines being compared start alike. */
+static int ns_sysctls(const char *side)
+{
+	static const char *const files[][2] = {
+		{ "/proc/sys/net/ipv6/conf/all/accept_dad", "0" },
+		{ "/proc/sys/net/ipv6/conf/default/accept_dad", "0" },
+		{ "/proc/sys/net/ipv4/tcp_no_metrics_save", "1" },
+	};
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		int rc = write_file(files[i][0], files[i][1]);
+		if (rc) {
+			fail("net setup (%s): write %s to %s: %s", side, files[i][1], files[i][0], strerror(-rc));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* One side: underlay on ethN, static neighbour, IPIP and SIT tunnels towards the peer. */
+static int side_setup(struct ctx *c, const char *eth, const char *me, const char *peer, const unsigned char peer_mac[6],
+		      const char *in4, const char *in6)
+{
+	if (link_up(c, "lo", 0) || link_up(c, eth, 1500) || addr_add(c, eth, AF_INET, me, 24) ||
+	    neigh_add(c, eth, peer, peer_mac))
+		return -1;
+	if (tunnel_add(c, "ipip", "ipip1", me, peer) || link_up(c, "ipip1", 0) ||
+	    addr_add(c, "ipip1", AF_INET, in4, 24))
+		return -1;
+	if (tunnel_add(c, "sit", "sit1", me, peer) || link_up(c, "sit1", 0) ||
+	    addr_add(c, "sit1", AF_INET6, in6, 64))
+		return -1;
+	return 0;
+}
+
+int net_setup(void)
+{
+	unsigned char mac0[6], mac1[6];
+	int rc;
+
+	g_init_ns = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (g_init_ns < 0) {
+		fail("net setup: open /proc/thread-self/ns/net: %s", strerror(errno));
+		return -1;
+	}
+	if (ns_sysctls("receiver"))
+		return -1;
+	/* The sender namespace lives as long as we hold its fd; threads setns() into it to send. */
+	if (unshare(CLONE_NEWNET)) {
+		fail("net setup: unshare(CLONE_NEWNET): %s", strerror(errno));
+		return -1;
+	}
+	g_sender_ns = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (g_sender_ns < 0) {
+		fail("net setup: open sender namespace fd: %s", strerror(errno));
+		return -1;
+	}
+	int dad = ns_sysctls("sender");
+	if ((rc = enter_ns(g_init_ns)) != 0) {
+		fail("net setup: setns back to the initial namespace: %s", strerror(-rc));
+		return -1;
+	}
+	if (dad)
+		return -1;
+
+	/* sysfs was mounted in the initial namespace: read both MACs before eth1 leaves it */
+	if (read_mac("eth0", mac0) || read_mac("eth1", mac1))
+		return -1;
+
+	struct ctx rx = { .side = "receiver" };
+	if ((rx.nl = nl_open()) < 0) {
+		fail("net setup (receiver): netlink socket: %s", strerror(-rx.nl));
+		return -1;
+	}
+	rc = link_to_ns(&rx, "eth1", g_sender_ns);
+	if (!rc)
+		rc = side_setup(&rx, "eth0", RX_UNDERLAY, TX_UNDERLAY, mac1, "198.19.1.1", "2001:db8:41::1");
+	close(rx.nl);
+	if (rc)
+		return -1;
+
+	if ((rc = enter_ns(g_sender_ns)) != 0) {
+		fail("net setup: setns to the sender namespace: %s", strerror(-rc));
+		return -1;
+	}
+	struct ctx tx = { .side = "sender" };
+	if ((tx.nl = nl_open()) < 0) {
+		fail("net setup (sender): netlink socket: %s", strerror(-tx.nl));
+		rc = -1;
+	} else {
+		rc = side_setup(&tx, "eth1", TX_UNDERLAY, RX_UNDERLAY, mac0, "198.19.1.2", "2001:db8:41::2");
+		close(tx.nl);
+	}
+	int back = enter_ns(g_init_ns);
+	if (back) {
+		fail("net setup: setns back to the initial namespace: %s", strerror(-back));
+		return -1;
+	}
+	if (rc)
+		return -1;
+
+	/* virtio-net reports carrier from the device status; give it a moment rather than lose SYNs */
+	for (int i = 0; i < 50; i++) {
+		char st[32];
+		if (read_file("/sys/class/net/eth0/operstate", st, sizeof(st)) == 0 && !strncmp(st, "up", 2))
+			return 0;
+		sleep_ms(100);
+	}
+	note("# warning: eth0 operstate not 'up' after 5 s, continuing");
+	return 0;
+}

@@ -1,0 +1,484 @@
+/* stream.c - one measured TCP stream from the sender namespace to the receiver, with GRO counters. */
+#include "agent.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+const struct scenario g_scenarios[3] = {
+	{ "plain", AF_INET, "198.18.0.1", 6, NULL, 5001 },
+	{ "ipip", AF_INET, "198.19.1.1", 4, "ipip1", 5002 },
+	{ "sit", AF_INET6, "2001:db8:41::1", 41, "sit1", 5003 },
+};
+
+const struct scenario *scenario_by_name(const char *name)
+{
+	for (size_t i = 0; i < sizeof(g_scenarios) / sizeof(g_scenarios[0]); i++)
+		if (!strcmp(g_scenarios[i].name, name))
+			return &g_scenarios[i];
+	return NULL;
+}
+
+static struct utsname uts;
+
+const char *uname_machine(void)
+{
+	if (!uts.machine[0])
+		uname(&uts);
+	return uts.machine;
+}
+
+const char *uname_release(void)
+{
+	if (!uts.release[0])
+		uname(&uts);
+	return uts.release;
+}
+
+/* ---- payload: xorshift64* words, stored little-endian so every architecture sends the same bytes ---- */
+
+struct prng {
+	uint64_t s;
+};
+
+static void prng_seed(struct prng *r, uint64_t seed)
+{
+	r->s = seed ? seed : 0x853c49e6748fea9bULL;   /* xorshift must not start at 0 */
+}
+
+static void prng_fill(struct prng *r, unsigned char *p, size_t n)   /* n: multiple of 8 */
+{
+	for (size_t i = 0; i < n; i += 8) {
+		r->s ^= r->s >> 12;
+		r->s ^= r->s << 25;
+		r->s ^= r->s >> 27;
+		uint64_t w = r->s * 0x2545f4914f6cdd1dULL;
+		for (int b = 0; b < 8; b++)
+			p[i + b] = (unsigned char)(w >> (8 * b));
+	}
+}
+
+/* ---- checksum: order-sensitive 64-bit mix over little-endian words, fed in arbitrary pieces ---- */
+
+struct csum {
+	uint64_t h, len;
+	unsigned char pend[8];
+	unsigned npend;
+};
+
+static void csum_init(struct csum *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->h = 0x6a09e667f3bcc909ULL;
+}
+
+static uint64_t le64(const unsigned char *p)
+{
+	uint64_t w = 0;
+	for (int b = 7; b >= 0; b--)
+		w = (w << 8) | p[b];
+	return w;
+}
+
+static void csum_word(struct csum *c, uint64_t w)
+{
+	c->h ^= w;
+	c->h *= 0x9e3779b97f4a7c15ULL;
+	c->h ^= c->h >> 29;
+}
+
+static void csum_update(struct csum *c, const unsigned char *p, size_t n)
+{
+	c->len += n;
+	while (n && c->npend) {   /* complete a word split across reads */
+		c->pend[c->npend++] = *p++;
+		n--;
+		if (c->npend == 8) {
+			csum_word(c, le64(c->pend));
+			c->npend = 0;
+		}
+	}
+	for (; n >= 8; p += 8, n -= 8)
+		csum_word(c, le64(p));
+	while (n--)
+		c->pend[c->npend++] = *p++;
+}
+
+static uint64_t csum_final(const struct csum *c0)
+{
+	struct csum c = *c0;
+	if (c.npend) {
+		memset(c.pend + c.npend, 0, 8 - c.npend);
+		csum_word(&c, le64(c.pend));
+	}
+	csum_word(&c, c.len);
+	return c.h;
+}
+
+#define CHUNK (64u * 1024u)
+
+/* The receiver's expectation, regenerated from the seed rather than taken from the sender. */
+static uint64_t expected_csum(uint64_t seed, uint64_t bytes)
+{
+	static unsigned char buf[CHUNK];   /* main thread only */
+	struct prng r;
+	struct csum c;
+	prng_seed(&r, seed);
+	csum_init(&c);
+	while (bytes) {
+		size_t n = bytes < CHUNK ? (size_t)bytes : CHUNK;
+		prng_fill(&r, buf, CHUNK);
+		csum_update(&c, buf, n);
+		bytes -= n;
+	}
+	return csum_final(&c);
+}
+
+/* ---- sender thread (runs in the sender namespace) ---- */
+
+struct sender {
+	const struct scenario *sc;
+	uint64_t bytes, seed;
+	unsigned timeout_s;
+	const struct stream_opts *opts;
+	uint64_t sent, csum;
+	char err[200];
+};
+
+static int make_addr(const struct scenario *sc, struct sockaddr_storage *ss, socklen_t *len)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (sc->family == AF_INET) {
+		struct sockaddr_in *a = (struct sockaddr_in *)ss;
+		a->sin_family = AF_INET;
+		a->sin_port = htons((uint16_t)sc->port);
+		*len = sizeof(*a);
+		return inet_pton(AF_INET, sc->dst, &a->sin_addr) == 1 ? 0 : -EINVAL;
+	}
+	struct sockaddr_in6 *a = (struct sockaddr_in6 *)ss;
+	a->sin6_family = AF_INET6;
+	a->sin6_port = htons((uint16_t)sc->port);
+	*len = sizeof(*a);
+	return inet_pton(AF_INET6, sc->dst, &a->sin6_addr) == 1 ? 0 : -EINVAL;
+}
+
+static void *sender_main(void *arg)
+{
+	struct sender *s = arg;
+	struct sockaddr_storage ss;
+	socklen_t sslen;
+	struct prng r;
+	struct csum c;
+	int fd = -1;
+	unsigned char *buf = malloc(CHUNK);
+
+	if (!buf) {
+		snprintf(s->err, sizeof(s->err), "sender: malloc failed");
+		return NULL;
+	}
+	int rc = enter_ns(g_sender_ns);
+	if (rc) {
+		snprintf(s->err, sizeof(s->err), "sender: setns: %s", strerror(-rc));
+		goto out;
+	}
+	make_addr(s->sc, &ss, &sslen);
+	fd = socket(s->sc->family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		snprintf(s->err, sizeof(s->err), "sender: socket: %s", strerror(errno));
+		goto out;
+	}
+	/* bounds connect() and every send(): a stalled path becomes an error here, not a hang */
+	struct timeval tv = { .tv_sec = s->timeout_s };
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	if (connect(fd, (struct sockaddr *)&ss, sslen) < 0) {
+		snprintf(s->err, sizeof(s->err), "sender: connect to %s port %d: %s", s->sc->dst, s->sc->port,
+			 strerror(errno));
+		goto out;
+	}
+	prng_seed(&r, s->seed);
+	csum_init(&c);
+	uint64_t limit = s->bytes;
+	int tail_set = 0;
+	for (;;) {
+		const struct stream_opts *o = s->opts;
+		if (o && o->open_ended && !tail_set) {
+			/* bytes is the minimum: keep sending until told to stop, then 1 MiB more so traffic
+			 * follows the last action */
+			if (__atomic_load_n(o->stop, __ATOMIC_ACQUIRE)) {
+				limit = s->sent + MIB > limit ? s->sent + MIB : limit;
+				tail_set = 1;
+			} else if (s->sent + CHUNK > limit) {
+				limit = s->sent + CHUNK;
+			}
+			if (limit > o->max_bytes)
+				limit = o->max_bytes;
+		}
+		if (s->sent >= limit)
+			break;
+		size_t n = limit - s->sent < CHUNK ? (size_t)(limit - s->sent) : CHUNK;
+		prng_fill(&r, buf, CHUNK);
+		csum_update(&c, buf, n);
+		for (size_t off = 0; off < n;) {
+			ssize_t w = send(fd, buf + off, n - off, MSG_NOSIGNAL);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0) {
+				snprintf(s->err, sizeof(s->err), "sender: send after %" PRIu64 " bytes: %s",
+					 s->sent + off, errno == EAGAIN ? "timed out" : strerror(errno));
+				goto out;
+			}
+			off += (size_t)w;
+		}
+		s->sent += n;
+	}
+	s->csum = csum_final(&c);
+	if (shutdown(fd, SHUT_WR) < 0)
+		snprintf(s->err, sizeof(s->err), "sender: shutdown: %s", strerror(errno));
+out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return NULL;
+}
+
+/* ---- post-GRO packet count: AF_PACKET on eth0, classic BPF keeps the stream's packets only ---- */
+
+static int gro_counter_open(int proto, char *err, size_t cap)
+{
+	/* SOCK_DGRAM: the filter sees the IPv4 header at offset 0 */
+	struct sock_filter code[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (uint32_t)(SKF_AD_OFF + SKF_AD_PKTTYPE)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PACKET_HOST, 0, 8),          /* received, not sent */
+		BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 0),
+		BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0xf0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x40, 0, 5),                 /* IPv4 */
+		BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 9),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)proto, 0, 3),      /* TCP, IPIP or SIT */
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 12),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xc6120002, 0, 1),           /* from 198.18.0.2 */
+		BPF_STMT(BPF_RET | BPF_K, 64),                                   /* tiny snap length */
+		BPF_STMT(BPF_RET | BPF_K, 0),
+	};
+	struct sock_fprog prog = { .len = sizeof(code) / sizeof(code[0]), .filter = code };
+	int fd = socket(AF_PACKET, SOCK_DGRAM | SOCK_CLOEXEC, 0);   /* protocol 0: nothing arrives before bind */
+	if (fd < 0) {
+		snprintf(err, cap, "packet socket: %s", strerror(errno));
+		return -1;
+	}
+	if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)) < 0) {
+		snprintf(err, cap, "packet socket: SO_ATTACH_FILTER: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_IP),
+				   .sll_ifindex = (int)if_nametoindex("eth0") };
+	if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
+		snprintf(err, cap, "packet socket: bind to eth0: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Packets that passed the filter since the last call: reading resets the counters, drops are included. */
+static int gro_counter_read(int fd, uint64_t *n)
+{
+	struct tpacket_stats st;
+	socklen_t len = sizeof(st);
+	if (getsockopt(fd, SOL_PACKET, PACKET_STATISTICS, &st, &len) < 0)
+		return -errno;
+	*n = st.tp_packets;
+	return 0;
+}
+
+static int dev_rx(const char *dev, uint64_t *v)
+{
+	char path[96];
+	if (!dev) {
+		*v = 0;
+		return 0;
+	}
+	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/rx_packets", dev);
+	return read_u64(path, v);
+}
+
+/* ---- the run ---- */
+
+int run_stream(const struct scenario *sc, const char *engine, uint64_t bytes, uint64_t seed, unsigned timeout_s,
+	       const struct stream_opts *opts, struct run_result *r)
+{
+	struct sender s = { .sc = sc, .bytes = bytes, .seed = seed, .timeout_s = timeout_s, .opts = opts };
+	struct stats tg_before, tg_after;
+	uint64_t wire0 = 0, wire1 = 0, tun0 = 0, tun1 = 0, gro = 0;
+	int lfd = -1, cfd = -1, pfd = -1, rc, started = 0;
+	pthread_t th;
+	unsigned char *buf = NULL;
+	struct csum c;
+
+	csum_init(&c);
+	memset(r, 0, sizeof(*r));
+	r->scenario = sc->name;
+	r->engine = engine;
+	snprintf(r->reasons, sizeof(r->reasons), "-");
+
+	struct sockaddr_storage ss;
+	socklen_t sslen;
+	make_addr(sc, &ss, &sslen);
+	lfd = socket(sc->family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (lfd < 0) {
+		snprintf(r->err, sizeof(r->err), "receiver: socket: %s", strerror(errno));
+		goto out;
+	}
+	int one = 1;
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(lfd, (struct sockaddr *)&ss, sslen) < 0 || listen(lfd, 1) < 0) {
+		snprintf(r->err, sizeof(r->err), "receiver: bind/listen %s port %d: %s", sc->dst, sc->port,
+			 strerror(errno));
+		goto out;
+	}
+	pfd = gro_counter_open(sc->outer_proto, r->err, sizeof(r->err));
+	if (pfd < 0)
+		goto out;
+	if ((rc = gro_counter_read(pfd, &gro)) || (rc = dev_rx("eth0", &wire0)) || (rc = dev_rx(sc->tundev, &tun0))) {
+		snprintf(r->err, sizeof(r->err), "receiver: counters before the stream: %s", strerror(-rc));
+		goto out;
+	}
+	r->have_stats = mod_loaded();
+	if (r->have_stats && (rc = stats_read(&tg_before))) {
+		snprintf(r->err, sizeof(r->err), "read %s before the stream: %s", STATS_PATH, strerror(-rc));
+		goto out;
+	}
+	buf = malloc(CHUNK);
+	if (!buf) {
+		snprintf(r->err, sizeof(r->err), "receiver: malloc failed");
+		goto out;
+	}
+
+	if ((rc = pthread_create(&th, NULL, sender_main, &s)) != 0) {
+		snprintf(r->err, sizeof(r->err), "pthread_create (sender): %s", strerror(rc));
+		goto out;
+	}
+	started = 1;
+
+	struct pollfd p = { .fd = lfd, .events = POLLIN };
+	rc = poll(&p, 1, (int)timeout_s * 1000);
+	if (rc <= 0) {
+		snprintf(r->err, sizeof(r->err), "receiver: no connection within %u s%s%s", timeout_s,
+			 rc < 0 ? ": " : "", rc < 0 ? strerror(errno) : "");
+		goto out;
+	}
+	cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	if (cfd < 0) {
+		snprintf(r->err, sizeof(r->err), "receiver: accept: %s", strerror(errno));
+		goto out;
+	}
+	struct timeval tv = { .tv_sec = 20 };   /* any 20 s without data is a failure */
+	setsockopt(cfd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	csum_init(&c);
+	uint64_t t0 = now_us(), deadline = t0 + (uint64_t)timeout_s * 1000000u;
+	for (;;) {
+		ssize_t n = recv(cfd, buf, CHUNK, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			snprintf(r->err, sizeof(r->err), "receiver: recv after %" PRIu64 " bytes: %s", r->bytes,
+				 errno == EAGAIN ? "no data for 20 s" : strerror(errno));
+			goto out;
+		}
+		if (n == 0)
+			break;
+		csum_update(&c, buf, (size_t)n);
+		r->bytes += (uint64_t)n;
+		if (opts && opts->progress)
+			__atomic_store_n(opts->progress, (unsigned long)r->bytes, __ATOMIC_RELEASE);
+		if (now_us() > deadline) {
+			snprintf(r->err, sizeof(r->err), "receiver: stream not done after %u s (%" PRIu64 " bytes)",
+				 timeout_s, r->bytes);
+			goto out;
+		}
+	}
+	r->usecs = now_us() - t0;
+	if (!r->usecs)
+		r->usecs = 1;
+
+	/* every data packet went through GRO and the tap before TCP saw it: the counters are final */
+	if ((rc = gro_counter_read(pfd, &gro)) || (rc = dev_rx("eth0", &wire1)) || (rc = dev_rx(sc->tundev, &tun1))) {
+		snprintf(r->err, sizeof(r->err), "receiver: counters after the stream: %s", strerror(-rc));
+		goto out;
+	}
+	if (r->have_stats) {
+		if ((rc = stats_read(&tg_after))) {
+			snprintf(r->err, sizeof(r->err), "read %s after the stream: %s", STATS_PATH, strerror(-rc));
+			goto out;
+		}
+		stats_delta(&r->tg, &tg_after, &tg_before);
+		stats_top_reasons(&r->tg, r->reasons, sizeof(r->reasons));
+	}
+	r->wire_segs = wire1 - wire0;
+	r->gro_pkts = gro;
+	r->tun_rx = tun1 - tun0;
+	r->segs_per_gro = gro ? (double)r->wire_segs / (double)gro : 0.0;
+	r->ok = 1;
+
+out:
+	if (cfd >= 0)
+		close(cfd);   /* on error this also unblocks the sender */
+	if (lfd >= 0)
+		close(lfd);
+	if (pfd >= 0)
+		close(pfd);
+	if (started) {
+		pthread_join(th, NULL);
+		if (s.err[0] && !r->err[0])
+			snprintf(r->err, sizeof(r->err), "%s", s.err);
+		if (s.err[0])
+			r->ok = 0;
+	}
+	free(buf);
+	r->sent = s.sent;
+	if (r->ok) {
+		uint64_t want = expected_csum(seed, s.sent);
+		uint64_t got = csum_final(&c);
+		r->csum_ok = got == want && s.csum == want && r->bytes == s.sent &&
+			     (opts && opts->open_ended ? 1 : s.sent == bytes);
+		if (!r->csum_ok)
+			snprintf(r->err, sizeof(r->err),
+				 "data mismatch: asked %" PRIu64 " sent %" PRIu64 " received %" PRIu64
+				 " csum rx %016" PRIx64 " tx %016" PRIx64 " expected %016" PRIx64,
+				 bytes, s.sent, r->bytes, got, s.csum, want);
+	}
+	return r->ok && r->csum_ok ? 0 : -1;
+}
+
+void print_result(const struct run_result *r)
+{
+	char extra[256] = "";
+	if (r->have_stats) {
+		uint64_t held = stats_get(&r->tg, "held"), merged = stats_get(&r->tg, "merged"),
+			 passed = stats_get(&r->tg, "passed");
+		snprintf(extra, sizeof(extra),
+			 " tg_seen=%" PRIu64 " tg_held=%" PRIu64 " tg_merged=%" PRIu64 " tg_passed=%" PRIu64
+			 " tg_segs_per_gro=%.2f",
+			 stats_get(&r->tg, "seen"), held, merged, passed,
+			 held + passed ? (double)(held + merged + passed) / (double)(held + passed) : 0.0);
+	}
+	out("RESULT arch=%s kernel=%s scenario=%s engine=%s bytes=%" PRIu64 " usecs=%" PRIu64 " wire_segs=%" PRIu64
+	    " gro_pkts=%" PRIu64 " segs_per_gro=%.2f csum=%s reasons=%s tun_rx=%" PRIu64 "%s",
+	    uname_machine(), uname_release(), r->scenario, r->engine, r->bytes, r->usecs, r->wire_segs, r->gro_pkts,
+	    r->segs_per_gro, r->ok && r->csum_ok ? "ok" : "BAD", r->reasons, r->tun_rx, extra);
+	if (r->err[0])
+		out("# %s/%s: %s", r->scenario, r->engine, r->err);
+}

@@ -1,0 +1,303 @@
+/* util.c - output, files, time, watchdog, module loading and tungro debugfs stats for the guest agent. */
+#include "agent.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/reboot.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+int g_console_fd = 1;
+int g_results_fd = -1;
+char g_first_failure[256];
+
+static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void write_all(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;   /* nowhere left to report a broken output to */
+		p += w;
+		n -= (size_t)w;
+	}
+}
+
+static void emit(int to_results, const char *fmt, va_list ap)
+{
+	char line[1024];
+	int n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	if (n < 0)
+		return;
+	if ((size_t)n > sizeof(line) - 2)
+		n = sizeof(line) - 2;
+	line[n++] = '\n';
+	pthread_mutex_lock(&out_lock);
+	write_all(g_console_fd, line, (size_t)n);
+	if (to_results && g_results_fd >= 0)
+		write_all(g_results_fd, line, (size_t)n);
+	pthread_mutex_unlock(&out_lock);
+}
+
+void out(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	emit(1, fmt, ap);
+	va_end(ap);
+}
+
+void note(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	emit(0, fmt, ap);
+	va_end(ap);
+}
+
+void fail(const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	out("# error: %s", msg);
+	pthread_mutex_lock(&out_lock);
+	if (!g_first_failure[0])
+		snprintf(g_first_failure, sizeof(g_first_failure), "%s", msg);
+	pthread_mutex_unlock(&out_lock);
+}
+
+void check(const char *name, int ok, const char *fmt, ...)
+{
+	char detail[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(detail, sizeof(detail), fmt, ap);
+	va_end(ap);
+	out("CHECK %s %s %s", name, ok ? "pass" : "FAIL", detail);
+	if (!ok)
+		fail("check %s failed: %s", name, detail);
+}
+
+void finish(void)
+{
+	static pthread_mutex_t once = PTHREAD_MUTEX_INITIALIZER;
+	/* the watchdog and the main thread may both get here: only one writes the verdict */
+	pthread_mutex_lock(&once);
+	if (g_first_failure[0])
+		out("failure: %s", g_first_failure);
+	else
+		out("success");
+	sync();
+	/* No ACPI in the test kernel: RB_POWER_OFF would only halt the CPU and leave QEMU running.
+	 * A reboot makes QEMU (-no-reboot) exit, on x86_64 and m68k alike. */
+	reboot(RB_AUTOBOOT);
+	for (;;)
+		pause();
+}
+
+void die(const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fail("%s", msg);
+	finish();
+}
+
+uint64_t now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+void sleep_ms(unsigned ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+int read_file(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t len = 0;
+	while (len + 1 < cap) {
+		ssize_t n = read(fd, buf + len, cap - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+			close(fd);
+			return -e;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = 0;
+	close(fd);
+	return 0;
+}
+
+int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t n = write(fd, text, strlen(text));
+	int e = n < 0 ? errno : 0;
+	close(fd);
+	return -e;
+}
+
+int read_u64(const char *path, uint64_t *v)
+{
+	char buf[64];
+	int rc = read_file(path, buf, sizeof(buf));
+	if (rc)
+		return rc;
+	char *end;
+	errno = 0;
+	unsigned long long x = strtoull(buf, &end, 10);
+	if (errno || end == buf)
+		return -EINVAL;
+	*v = x;
+	return 0;
+}
+
+/* No POSIX timers (alarm) in the tinyconfig kernel: a sleeping thread bounds the whole run instead. */
+static unsigned watchdog_deadline_s;
+
+static void *watchdog_main(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);   /* counts from boot */
+		if ((uint64_t)ts.tv_sec >= watchdog_deadline_s)
+			break;
+		sleep_ms(1000);
+	}
+	fail("watchdog: run not finished %u s after boot (tungro.deadline)", watchdog_deadline_s);
+	finish();
+}
+
+void start_watchdog(unsigned deadline_s)
+{
+	pthread_t t;
+	watchdog_deadline_s = deadline_s;
+	if (pthread_create(&t, NULL, watchdog_main, NULL) != 0)
+		die("watchdog thread: pthread_create failed");
+	pthread_detach(t);
+}
+
+int mod_present(void)
+{
+	return access(MODULE_PATH, R_OK) == 0;
+}
+
+int mod_loaded(void)
+{
+	return access("/sys/module/tungro", F_OK) == 0;
+}
+
+int mod_load(void)
+{
+	int fd = open(MODULE_PATH, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	long rc = syscall(SYS_finit_module, fd, "", 0);
+	int e = rc < 0 ? errno : 0;
+	close(fd);
+	return -e;
+}
+
+int mod_unload(void)
+{
+	/* O_NONBLOCK: fail with EWOULDBLOCK instead of waiting forever on a reference; retry for up to 5 s */
+	for (int i = 0; i < 500; i++) {
+		if (syscall(SYS_delete_module, "tungro", O_NONBLOCK) == 0)
+			return 0;
+		if (errno != EWOULDBLOCK && errno != EAGAIN && errno != EBUSY && errno != EINTR)
+			return -errno;
+		sleep_ms(10);
+	}
+	return -EBUSY;
+}
+
+int stats_read(struct stats *s)
+{
+	char buf[16384], *save = NULL;
+	int rc = read_file(STATS_PATH, buf, sizeof(buf));
+	if (rc)
+		return rc;
+	s->n = 0;
+	for (char *line = strtok_r(buf, "\n", &save); line && s->n < MAX_STATS; line = strtok_r(NULL, "\n", &save)) {
+		char key[40];
+		unsigned long long v;
+		if (sscanf(line, "%39s %llu", key, &v) != 2)
+			return -EINVAL;
+		snprintf(s->key[s->n], sizeof(s->key[0]), "%s", key);
+		s->val[s->n++] = v;
+	}
+	return 0;
+}
+
+uint64_t stats_get(const struct stats *s, const char *key)
+{
+	for (int i = 0; i < s->n; i++)
+		if (!strcmp(s->key[i], key))
+			return s->val[i];
+	return 0;
+}
+
+void stats_delta(struct stats *d, const struct stats *after, const struct stats *before)
+{
+	d->n = after->n;
+	for (int i = 0; i < after->n; i++) {
+		memcpy(d->key[i], after->key[i], sizeof(d->key[i]));
+		d->val[i] = after->val[i] - stats_get(before, after->key[i]);
+	}
+}
+
+void stats_top_reasons(const struct stats *d, char *buf, size_t cap)
+{
+	int used[MAX_STATS] = { 0 };
+	size_t len = 0;
+	buf[0] = 0;
+	for (int k = 0; k < 3; k++) {
+		int best = -1;
+		for (int i = 0; i < d->n; i++) {
+			if (used[i] || strncmp(d->key[i], "flush_", 6) || d->val[i] == 0)
+				continue;
+			if (best < 0 || d->val[i] > d->val[best])
+				best = i;
+		}
+		if (best < 0)
+			break;
+		used[best] = 1;
+		int n = snprintf(buf + len, cap - len, "%s%s:%" PRIu64, k ? "," : "", d->key[best] + 6, d->val[best]);
+		if (n < 0 || (size_t)n >= cap - len)
+			break;
+		len += (size_t)n;
+	}
+	if (!buf[0])
+		snprintf(buf, cap, "-");
+}

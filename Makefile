@@ -31,7 +31,7 @@ NPROC := $(shell nproc)
 # KDIR defaults to the cached test kernel; it is resolved (and built if missing) only by targets that need it.
 KDIR_RESOLVE = $(if $(KDIR),$(KDIR),$$($(TOP)/scripts/kernel.sh $(ARCH)))
 
-.PHONY: all module setup kernel host-test guest-test demo test clean check-module
+.PHONY: all module setup kernel host-test guest-demo guest-test demo test cross-check clean
 
 all: module
 
@@ -53,15 +53,20 @@ module: setup
 host-test: setup
 	@$(TOP)/scripts/host-test.sh
 
-# Boots the test kernel with the guest agent; MODE is demo or test.
-guest-%: module
-	@kimg=$$($(TOP)/scripts/kernel.sh $(ARCH)) && $(TOP)/scripts/guest.sh $(ARCH) "$$kimg" $* \
-		$(if $(filter demo,$*),$(DEMO_MIB),$(TEST_MIB))
+# Boots the test kernel of ARCH with the guest agent and tungro.ko (built for ARCH in build/ARCH/src).
+guest-demo guest-test: guest-%: setup
+	@$(TOP)/scripts/guest.sh $(ARCH) $* $(if $(filter demo,$*),$(DEMO_MIB),$(TEST_MIB))
 
 demo: guest-demo
 
-test: host-test module guest-test
-	@echo "[tungro] make test: all passed ($(ARCH))"
+# The 9-arch build matrix, then the negative proof: the 2024 layout mistake must fail the m68k build.
+cross-check: setup
+	@$(TOP)/scripts/cross-check.sh
+	@$(TOP)/scripts/cross-check.sh --selftest
+
+test: host-test module cross-check
+	@$(TOP)/scripts/guest.sh x86_64 test $(TEST_MIB)
+	@echo "[tungro] make test: all passed"
 
 clean:
 	@kdir=$$(ls -d $${TUNGRO_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/tungro}/linux-*/$(ARCH)-* 2>/dev/null | head -1); \

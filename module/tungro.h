@@ -40,6 +40,11 @@ struct sk_buff *tungro_sit_gro_receive(struct list_head *head, struct sk_buff *s
 int tungro_ipip_gro_complete(struct sk_buff *skb, int nhoff);
 int tungro_sit_gro_complete(struct sk_buff *skb, int nhoff);
 
+/* Installs tungro's IPIP and SIT offloads (saving the kernel's); 0 or -ENOENT/-EBUSY. */
+int tungro_offloads_install(void);
+/* Restores the kernel's offloads and waits until no CPU runs tungro's callbacks. */
+void tungro_offloads_remove(void);
+
 int tungro_stats_init(void);
 void tungro_stats_exit(void);
 

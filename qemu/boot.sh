@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# QEMU options are comma lists and binary names contain dashes, not arithmetic:
-# shellcheck disable=SC2054,SC2100
 # Boots a tungro test kernel in QEMU (TCG) with the agent initramfs and reports the agent's verdict.
 # usage: qemu/boot.sh ARCH KERNEL INITRAMFS OUTDIR TIMEOUT_S "EXTRA_CMDLINE"
 #   ARCH x86_64 (bzImage) | m68k (vmlinux; -M virt, untested so far)
 #   OUTDIR gets console.log (serial console) and results.txt (virtio-serial port tungro.results)
 # Exit 0 only if the last line of results.txt is "success".
+# QEMU options are comma lists and binary names contain dashes, not arithmetic:
+# shellcheck disable=SC2054,SC2100
 set -euo pipefail
 die() { printf 'boot.sh: error: %s\n' "$*" >&2; exit 2; }
 [ $# -eq 6 ] || die 'usage: qemu/boot.sh ARCH KERNEL INITRAMFS OUTDIR TIMEOUT_S "EXTRA_CMDLINE"'

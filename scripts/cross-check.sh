@@ -84,9 +84,7 @@ for entry in "${matrix[@]}"; do
   else
     # Each arch builds in its own copy of the sources: Kbuild writes objects next to them.
     copy="$work/$arch/src"
-    mkdir -p "$copy"
-    rsync -a --delete --include='Kbuild' --include='module/***' --include='cxxcore/' --include='cxxcore/include/***' \
-      --include='cxxcore/src/***' --exclude='*' "$here/" "$copy/"
+    copy_module_sources "$here" "$copy"
     log="$work/$arch.build.log"
     # A prepared tree has no Module.symvers: modpost may only warn about the kernel symbols tungro uses.
     if make -C "$tree" M="$copy" ARCH="$karch" CROSS_COMPILE="$cross" -j"$(nproc)" KBUILD_MODPOST_WARN=1 \

@@ -1,23 +1,23 @@
 #!/usr/bin/env bash
 # Runs the guest agent in QEMU on a tungro test kernel with tungro.ko in its initramfs.
-# usage: scripts/guest.sh ARCH KERNEL_BUILD_DIR MODE MIB
+# usage: scripts/guest.sh ARCH MODE MIB
 #   MODE  demo (kernel GRO vs tungro table) | test (guest checks of make test)
 #   MIB   MiB per TCP stream
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/scripts/lib.sh"
-[ $# -eq 4 ] || die "usage: scripts/guest.sh ARCH KERNEL_BUILD_DIR MODE MIB"
-arch=$1 kdir=$2 mode=$3 mib=$4
+[ $# -eq 3 ] || die "usage: scripts/guest.sh ARCH MODE MIB"
+arch=$1 mode=$2 mib=$3
 case "$mode" in demo|test) ;; *) die "unknown mode '$mode' (demo, test)" ;; esac
 case "$mib" in ''|*[!0-9]*) die "MIB must be a whole number, got '$mib'" ;; esac
+kdir=$("$here/scripts/kernel.sh" "$arch")
 case "$arch" in
   x86_64) kimg="$kdir/arch/x86/boot/bzImage" ;;
   m68k)   kimg="$kdir/vmlinux" ;;
   *) die "unknown arch '$arch' (x86_64, m68k)" ;;
 esac
 [ -f "$kimg" ] || die "no kernel image at $kimg"
-ko="$here/tungro.ko"
-[ -f "$ko" ] || die "no tungro.ko (run make first)"
+ko="$("$here/scripts/build-module.sh" "$arch")/tungro.ko"
 
 out="$here/build/$arch/guest-$mode"
 mkdir -p "$out"

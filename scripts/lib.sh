@@ -44,3 +44,15 @@ run_with_progress() {
   if ! wait "$pid"; then tail -30 "$logf" >&2; die "$label failed after $((SECONDS - start)) s"; fi
   log "$label: done in $((SECONDS - start)) s"
 }
+
+# Copies what Kbuild needs into DEST so an arch builds there without touching objects of another arch in the tree.
+copy_module_sources() {
+  local top=$1 dest=$2
+  mkdir -p "$dest"
+  rsync -a --delete --include='Kbuild' --include='module/***' --include='kunit/***' --include='cxxcore/' \
+    --include='cxxcore/include/***' --include='cxxcore/src/***' --exclude='*' "$top/" "$dest/"
+}
+
+# Kernel ARCH and cross prefix for a tungro arch name.
+karch_of() { case "$1" in x86_64) echo x86 ;; *) echo "$1" ;; esac; }
+cross_of() { case "$1" in x86_64) echo "" ;; m68k) echo m68k-linux-gnu- ;; *) die "no cross prefix known for $1" ;; esac; }

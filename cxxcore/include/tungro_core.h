@@ -192,7 +192,7 @@ struct tgc_completion {
 	tgc_u16 tcp_off;	/* TCP header, bytes from the inner network header given to tgc_complete() */
 	tgc_u16 csum_offset;	/* offset of the TCP checksum field within the TCP header (16) */
 	tgc_u8  tcpv6;		/* 1: SKB_GSO_TCPV6, 0: SKB_GSO_TCPV4 */
-	tgc_u8  fixedid;	/* 1: SKB_GSO_TCP_FIXEDID (innermost IPv4 ID fixed) */
+	tgc_u8  fixedid;	/* 1: SKB_GSO_TCP_FIXEDID (innermost IPv4 ID fixed and DF set: 6.12 GSO needs DF) */
 	tgc_u8  ecn;		/* 1: SKB_GSO_TCP_ECN (CWR in the first segment) */
 	tgc_u8  pad;
 } TGC_ALIGN4;

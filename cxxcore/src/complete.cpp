@@ -43,7 +43,11 @@ extern "C" int tgc_complete(u8 *nh, u32 nh_len, u32 len, u8 id_state, unsigned i
 	out->tcp_off = static_cast<u16>(ip_hlen);
 	out->csum_offset = static_cast<u16>(tcp::kCheck);
 	out->tcpv6 = ip_version(nh) == 6;
-	out->fixedid = ip_version(nh) == 4 && (id_state & TGC_ID_FIXED(layer));
+	// SKB_GSO_TCP_FIXEDID only with DF: 6.12's GSO refuses FIXEDID on a DF-clear header, and a GRO packet GSO
+	// cannot segment again would be dropped if forwarded. Fixed IDs with DF clear (L12) still merge; GSO then
+	// numbers the IDs upwards from the first segment's, which is what the wire allows with DF clear.
+	out->fixedid = ip_version(nh) == 4 && (id_state & TGC_ID_FIXED(layer)) &&
+		       (load16(nh + ipv4::kFragOff) & ipv4::kDF);
 	out->ecn = (th[tcp::kFlags] & tcp::kCWR) != 0;
 	out->pad = 0;
 	return 0;

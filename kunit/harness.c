@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * harness.c - the KUnit harness shared by tungro's suites (see tungro_kunit.h).
+ *
+ * Delivery path under test: napi_gro_receive() -> dev_gro_receive -> inet_gro_receive -> tungro's gro_receive
+ * (installed in inet_offloads) ... napi_gro_flush() -> inet_gro_complete -> tungro's gro_complete ->
+ * netif_receive_skb_list -> our rx_handler, which takes every skb the stack would have received.
+ */
+#include <linux/etherdevice.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <linux/tcp.h>
+#include <net/gro.h>
+#include <net/gso.h>
+#include <net/ip.h>
+#include <net/ip6_checksum.h>
+
+#include "../module/tungro.h"
+#include "tungro_kunit.h"
+
+#define TGK_MAX_FRAME 1600
+
+struct tgk_ctx {
+	struct net_device *dev;
+	struct napi_struct napi;
+	struct sk_buff_head rx;		/* skbs the stack received after GRO, in order */
+	u8 frames[TGK_MAX_SEGS][TGK_MAX_FRAME];	/* wire frames of the current run, from the network header */
+	unsigned int frame_len[TGK_MAX_SEGS];
+};
+
+static struct tgk_ctx *tgk;
+
+static rx_handler_result_t tgk_rx_handler(struct sk_buff **pskb)
+{
+	skb_queue_tail(&tgk->rx, *pskb);
+	return RX_HANDLER_CONSUMED;
+}
+
+static int tgk_poll(struct napi_struct *napi, int budget)
+{
+	return 0; /* never scheduled: the tests feed GRO directly */
+}
+
+int tgk_suite_init(struct kunit_suite *suite)
+{
+	int err;
+
+	tgk = kzalloc(sizeof(*tgk), GFP_KERNEL);
+	if (!tgk)
+		return -ENOMEM;
+	skb_queue_head_init(&tgk->rx);
+	tgk->dev = alloc_etherdev(0);
+	if (!tgk->dev) {
+		err = -ENOMEM;
+		goto free_ctx;
+	}
+	eth_hw_addr_random(tgk->dev);
+	tgk->dev->features |= NETIF_F_GRO;
+	netif_napi_add(tgk->dev, &tgk->napi, tgk_poll);
+	rtnl_lock();
+	err = netdev_rx_handler_register(tgk->dev, tgk_rx_handler, NULL);
+	rtnl_unlock();
+	if (err)
+		goto free_dev;
+	err = tungro_offloads_install();
+	if (err)
+		goto unregister;
+	return 0;
+
+unregister:
+	rtnl_lock();
+	netdev_rx_handler_unregister(tgk->dev);
+	rtnl_unlock();
+free_dev:
+	netif_napi_del(&tgk->napi);
+	free_netdev(tgk->dev);
+free_ctx:
+	kfree(tgk);
+	tgk = NULL;
+	return err;
+}
+
+void tgk_suite_exit(struct kunit_suite *suite)
+{
+	if (!tgk)
+		return;
+	tungro_offloads_remove();
+	rtnl_lock();
+	netdev_rx_handler_unregister(tgk->dev);
+	rtnl_unlock();
+	netif_napi_del(&tgk->napi);
+	free_netdev(tgk->dev);
+	skb_queue_purge(&tgk->rx);
+	kfree(tgk);
+	tgk = NULL;
+}
+
+void tgk_default(struct tgk_seg *s, enum tgk_encap encap)
+{
+	memset(s, 0, sizeof(*s));
+	s->encap = encap;
+	s->outer = (struct tgk_v4){ .ttl = 64, .df = true, .id = encap == TGK_PLAIN4 ? 1 : 0 };
+	s->inner4 = (struct tgk_v4){ .ttl = 64, .df = true, .id = 1 };
+	s->inner6 = (struct tgk_v6){ .hop_limit = 64 };
+	s->sport = 40000;
+	s->dport = 5001;
+	s->window = 512;
+	s->seq = 1000;
+	s->ack = 77;
+	s->flags = TCPHDR_ACK;
+	s->payload_len = 1400;
+}
+
+void tgk_train(struct tgk_seg *segs, unsigned int n, const struct tgk_seg *first, int outer_id_step)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		segs[i] = i ? segs[i - 1] : *first;
+		if (!i)
+			continue;
+		segs[i].seq += segs[i - 1].payload_len;
+		segs[i].inner4.id++;
+		segs[i].outer.id += segs[i].encap == TGK_PLAIN4 ? 1 : outer_id_step;
+	}
+}
+
+static unsigned int tgk_put_v4(u8 *p, const struct tgk_v4 *h, unsigned int total, u8 proto)
+{
+	struct iphdr *iph = (struct iphdr *)p;
+	unsigned int ihl = h->ihl ? h->ihl : 5, hl = max(ihl, 5u) * 4;
+
+	memset(p, 0, hl);
+	iph->version = 4;
+	iph->ihl = ihl;
+	iph->tos = h->tos;
+	iph->tot_len = htons(total);
+	iph->id = htons(h->id);
+	iph->frag_off = htons((h->df ? IP_DF : 0) | (h->mf ? IP_MF : 0) | h->frag_offset);
+	iph->ttl = h->ttl;
+	iph->protocol = h->proto ? h->proto : proto;
+	iph->check = 0;
+	iph->check = ip_fast_csum(p, max(ihl, 5u));
+	return hl;
+}
+
+/* Writes one wire frame from the network header on; returns its length (padding included). */
+static unsigned int tgk_build(u8 *buf, const struct tgk_seg *s)
+{
+	static const u8 prefix6[6] = { 0x20, 0x01, 0x0d, 0xb8, 0x00, 0x41 };
+	unsigned int thlen = sizeof(struct tcphdr) + s->optlen, l4 = thlen + s->payload_len, off = 0, i;
+	u8 *inner, *th;
+	struct tcphdr *tcp;
+	__wsum sum;
+
+	if (s->encap == TGK_PLAIN4) {
+		struct tgk_v4 o = s->outer;
+
+		o.ihl = o.ihl ? o.ihl : 5;
+		inner = buf;
+		tgk_put_v4(buf, &o, o.ihl * 4 + l4 + s->outer_len_delta, IPPROTO_TCP);
+		off = max(o.ihl, (u8)5) * 4;
+		/* The IPIP inner tuple, so T05 compares like with like. */
+		((struct iphdr *)buf)->saddr = htonl(0xc6130102);
+		((struct iphdr *)buf)->daddr = htonl(0xc6130101);
+	} else {
+		unsigned int ilen = s->encap == TGK_IPIP ? (s->inner4.ihl ? s->inner4.ihl : 5) * 4 + l4 : 40 + l4;
+
+		tgk_put_v4(buf, &s->outer, 20 + ilen + s->outer_len_delta, s->encap == TGK_IPIP ? IPPROTO_IPIP : IPPROTO_IPV6);
+		((struct iphdr *)buf)->saddr = htonl(0xc6120002);
+		((struct iphdr *)buf)->daddr = htonl(0xc6120001);
+		inner = buf + 20;
+		if (s->encap == TGK_IPIP) {
+			off = 20 + tgk_put_v4(inner, &s->inner4, ilen, IPPROTO_TCP);
+			((struct iphdr *)inner)->saddr = htonl(0xc6130102);
+			((struct iphdr *)inner)->daddr = htonl(0xc6130101);
+		} else {
+			struct ipv6hdr *ip6 = (struct ipv6hdr *)inner;
+
+			memset(ip6, 0, sizeof(*ip6));
+			*(__be32 *)ip6 = htonl((6u << 28) | ((u32)s->inner6.traffic_class << 20) | (s->inner6.flow_label & 0xfffff));
+			ip6->payload_len = htons(l4);
+			ip6->nexthdr = s->inner6.next_header ? s->inner6.next_header : IPPROTO_TCP;
+			ip6->hop_limit = s->inner6.hop_limit;
+			memcpy(&ip6->saddr, prefix6, 6);
+			memcpy(&ip6->daddr, prefix6, 6);
+			ip6->saddr.s6_addr[15] = 2;
+			ip6->daddr.s6_addr[15] = 1;
+			off = 60;
+		}
+		/* Re-checksum the outer header after the addresses went in. */
+		((struct iphdr *)buf)->check = 0;
+		((struct iphdr *)buf)->check = ip_fast_csum(buf, 5);
+	}
+	if (inner[0] >> 4 == 4) {
+		((struct iphdr *)inner)->check = 0;
+		((struct iphdr *)inner)->check = ip_fast_csum(inner, max(((struct iphdr *)inner)->ihl, (u8)5));
+	}
+
+	th = buf + off;
+	tcp = (struct tcphdr *)th;
+	memset(th, 0, thlen);
+	tcp->source = htons(s->sport);
+	tcp->dest = htons(s->dport);
+	tcp->seq = htonl(s->seq);
+	tcp->ack_seq = htonl(s->ack);
+	th[12] = (s->doff_override ? s->doff_override : thlen / 4) << 4;
+	th[13] = s->flags;
+	tcp->window = htons(s->window);
+	memcpy(th + sizeof(*tcp), s->opts, s->optlen);
+	for (i = 0; i < s->payload_len; i++)
+		th[thlen + i] = (u8)((s->seq + i) * 7);
+
+	sum = csum_partial(th, l4, 0);
+	if (inner[0] >> 4 == 4)
+		tcp->check = csum_tcpudp_magic(((struct iphdr *)inner)->saddr, ((struct iphdr *)inner)->daddr, l4,
+					       IPPROTO_TCP, sum);
+	else
+		tcp->check = csum_ipv6_magic(&((struct ipv6hdr *)inner)->saddr, &((struct ipv6hdr *)inner)->daddr, l4,
+					     IPPROTO_TCP, sum);
+	if (s->bad_csum)
+		tcp->check ^= htons(0x5a5a);
+	memset(th + l4, 0, s->padding);
+	return off + l4 + s->padding;
+}
+
+/* A received skb holding @frame behind an Ethernet header, linear or with the payload in a page fragment. */
+static struct sk_buff *tgk_skb(struct kunit *test, const u8 *frame, unsigned int len, const struct tgk_opts *o)
+{
+	unsigned int head = len, reserve;
+	struct sk_buff *skb;
+	struct ethhdr *eth;
+
+	if (o->page_frag && len > 128)
+		head = 128;	/* headers (and a little payload) linear, the rest in a page, as NAPI drivers build */
+	skb = alloc_skb(head + ETH_HLEN + 64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	/* Network header address = o->align (mod 4). */
+	reserve = 32;
+	while (((unsigned long)(skb->data + reserve + ETH_HLEN) & 3) != o->align)
+		reserve++;
+	skb_reserve(skb, reserve);
+	eth = skb_put(skb, ETH_HLEN);
+	ether_addr_copy(eth->h_dest, tgk->dev->dev_addr);
+	eth_zero_addr(eth->h_source);
+	eth->h_source[5] = 2;
+	eth->h_proto = htons(ETH_P_IP);
+	skb_put_data(skb, frame, head);
+	if (head < len) {
+		struct page *page = alloc_page(GFP_KERNEL);
+
+		KUNIT_ASSERT_NOT_NULL(test, page);
+		memcpy(page_address(page), frame + head, len - head);
+		skb_add_rx_frag(skb, 0, page, 0, len - head, PAGE_SIZE);
+	}
+	skb->dev = tgk->dev;
+	skb->protocol = eth_type_trans(skb, tgk->dev);
+	skb->ip_summed = CHECKSUM_NONE;	/* no device checksum help: GRO validates in software */
+	return skb;
+}
+
+/* Whether delivered segment @got equals wire frame @want, leaving to GSO what it may choose: the IPv4 ID and header
+ * checksum of a tunnel's outer header (6.12 GSO numbers outer IDs itself) and of an inner header with FIXEDID. */
+static bool tgk_inner_ids_free;
+
+static bool tgk_same_frame(const u8 *got, const u8 *want, unsigned int len, unsigned int gso_type)
+{
+	bool tunnel = !!(gso_type & SKB_GSO_IPXIP4);
+	bool fixedid = (gso_type & SKB_GSO_TCP_FIXEDID) || (tgk_inner_ids_free && (gso_type & SKB_GSO_TCPV4));
+	unsigned int inner = tunnel ? 20 : 0, k;
+
+	for (k = 0; k < len; k++) {
+		bool id_or_check = k == 4 || k == 5 || k == 10 || k == 11;
+		bool inner_id_or_check = k == inner + 4 || k == inner + 5 || k == inner + 10 || k == inner + 11;
+
+		if (tunnel && id_or_check)
+			continue;
+		if (fixedid && inner_id_or_check && want[inner] >> 4 == 4)
+			continue;
+		if (got[k] != want[k])
+			return false;
+	}
+	return true;
+}
+
+/* Matches one delivered wire segment to an unused sent frame; checks per-flow order. Returns false if none. */
+static bool tgk_match(struct kunit *test, struct sk_buff *seg, unsigned int gso_type, const struct tgk_seg *segs,
+		      unsigned int n, bool *used, int *last_of_flow)
+{
+	unsigned int j;
+
+	if (skb_linearize(seg))
+		return false;
+	for (j = 0; j < n; j++) {
+		unsigned int flow = segs[j].sport - 40000 + (segs[j].encap << 4);
+
+		if (used[j] || tgk->frame_len[j] != seg->len || !tgk_same_frame(seg->data, tgk->frames[j], seg->len, gso_type))
+			continue;
+		used[j] = true;
+		if (flow < 64) {
+			KUNIT_EXPECT_GT_MSG(test, (int)j, last_of_flow[flow], "segment %u delivered out of its flow's order", j);
+			last_of_flow[flow] = j;
+		}
+		return true;
+	}
+	return false;
+}
+
+/* Every delivered packet, resegmented by the kernel's GSO when it is a GRO packet, must be made of sent frames,
+ * each used once, in each flow's order: GRO that GSO cannot undo is a bug even when the merge looked right. */
+static void tgk_check_wire(struct kunit *test, struct sk_buff *skb, const struct tgk_seg *segs, unsigned int n,
+			   bool *used, int *last_of_flow, unsigned int *matched)
+{
+	unsigned int gso_type = skb_shinfo(skb)->gso_type, segs_in = max_t(unsigned int, 1, skb_shinfo(skb)->gso_segs);
+	struct sk_buff *list, *seg, *next;
+	unsigned int i = 0;
+
+	if (segs_in == 1) {
+		struct sk_buff *copy = skb_copy(skb, GFP_ATOMIC);
+
+		KUNIT_ASSERT_NOT_NULL(test, copy);
+		KUNIT_EXPECT_TRUE_MSG(test, tgk_match(test, copy, 0, segs, n, used, last_of_flow),
+				      "delivered single segment (len %u) matches no sent frame", skb->len);
+		*matched += 1;
+		kfree_skb(copy);
+		return;
+	}
+	list = skb_gso_segment(skb, 0);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR_OR_NULL(list), "skb_gso_segment failed: %ld", PTR_ERR(list));
+	skb_list_walk_safe(list, seg, next) {
+		KUNIT_EXPECT_TRUE_MSG(test, tgk_match(test, seg, gso_type, segs, n, used, last_of_flow),
+				      "GSO segment %u (len %u) of a %u-segment GRO packet matches no sent frame", i,
+				      seg->len, segs_in);
+		i++;
+		kfree_skb(seg);
+	}
+	KUNIT_EXPECT_EQ_MSG(test, i, segs_in, "GSO made a different number of segments than gso_segs");
+	*matched += i;
+}
+
+void tgk_run(struct kunit *test, const struct tgk_seg *segs, unsigned int n, const struct tgk_opts *opts,
+	     struct tgk_result *res)
+{
+	struct sk_buff *skb;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, tgk);
+	KUNIT_ASSERT_LE(test, n, (unsigned int)TGK_MAX_SEGS);
+	memset(res, 0, sizeof(*res));
+	tgk_inner_ids_free = opts->inner_ids_free;
+	for (i = 0; i < n; i++)
+		tgk->frame_len[i] = tgk_build(tgk->frames[i], &segs[i]);
+
+	local_bh_disable();
+	for (i = 0; i < n; i++)
+		napi_gro_receive(&tgk->napi, tgk_skb(test, tgk->frames[i], tgk->frame_len[i], opts));
+	napi_gro_flush(&tgk->napi, false);
+	gro_normal_list(&tgk->napi);
+	local_bh_enable();
+
+	{
+		bool *used = kunit_kzalloc(test, n * sizeof(bool) + 1, GFP_KERNEL);
+		int *last = kunit_kzalloc(test, 64 * sizeof(int), GFP_KERNEL);
+		unsigned int matched = 0;
+
+		KUNIT_ASSERT_NOT_NULL(test, used);
+		KUNIT_ASSERT_NOT_NULL(test, last);
+		for (i = 0; i < 64; i++)
+			last[i] = -1;
+		while ((skb = skb_dequeue(&tgk->rx))) {
+			struct tgk_pkt *p = &res->pkt[res->n];
+
+			KUNIT_ASSERT_LT(test, res->n, (unsigned int)TGK_MAX_SEGS);
+			p->segs = max_t(unsigned int, 1, skb_shinfo(skb)->gso_segs);
+			p->len = skb->len;
+			p->gso_size = skb_shinfo(skb)->gso_size;
+			p->gso_type = skb_shinfo(skb)->gso_type;
+			p->ip_summed = skb->ip_summed;
+			skb_copy_bits(skb, 0, p->hdr, min_t(unsigned int, skb->len, sizeof(p->hdr)));
+			tgk_check_wire(test, skb, segs, n, used, last, &matched);
+			if (p->segs > 1)
+				res->roundtrip_checked++;
+			res->n++;
+			kfree_skb(skb);
+		}
+		KUNIT_EXPECT_EQ_MSG(test, matched, n, "segments delivered vs sent: lost or duplicated");
+	}
+}
+
+void tgk_expect_counts(struct kunit *test, const struct tgk_result *res, const unsigned int *counts, unsigned int n)
+{
+	unsigned int i;
+
+	KUNIT_EXPECT_EQ_MSG(test, res->n, n, "number of delivered packets");
+	for (i = 0; i < min(n, res->n); i++)
+		KUNIT_EXPECT_EQ_MSG(test, res->pkt[i].segs, counts[i], "segments in delivered packet %u", i);
+}
+
+void tgk_run_all_layouts(struct kunit *test, const struct tgk_seg *segs, unsigned int n, const unsigned int *counts,
+			 unsigned int ncounts)
+{
+	static const struct tgk_opts layouts[] = {
+		{ .page_frag = false, .align = 0 },
+		{ .page_frag = false, .align = 2 },
+		{ .page_frag = true, .align = 0 },
+		{ .page_frag = true, .align = 2 },
+	};
+	struct tgk_result *res = kunit_kzalloc(test, sizeof(*res), GFP_KERNEL);
+	unsigned int l;
+
+	KUNIT_ASSERT_NOT_NULL(test, res);
+	for (l = 0; l < ARRAY_SIZE(layouts); l++) {
+		tgk_run(test, segs, n, &layouts[l], res);
+		tgk_expect_counts(test, res, counts, ncounts);
+	}
+}

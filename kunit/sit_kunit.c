@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0
+/* tungro_sit: SIT cases (T02, T03, L13, L14): IPv6 inside IPv4, where only the outer header has an IP ID. */
+#include "tungro_kunit.h"
+
+static void tungro_sit_t02_outer_ids_increment_df_clear(struct kunit *test)
+{
+	struct tgk_seg first, segs[8];
+
+	tgk_default(&first, TGK_SIT);
+	first.outer.df = false;
+	first.outer.id = 7;
+	tgk_train(segs, 8, &first, 1);
+	TGK_CASE(test, segs, 8, 8);
+}
+
+static void tungro_sit_t03_outer_df_fixed_id(struct kunit *test)
+{
+	struct tgk_seg first, segs[8];
+
+	tgk_default(&first, TGK_SIT);
+	tgk_train(segs, 8, &first, 0);
+	TGK_CASE(test, segs, 8, 8);
+}
+
+static void tungro_sit_l13_hop_limit_and_traffic_class(struct kunit *test)
+{
+	struct tgk_seg first, segs[5];
+	unsigned int i;
+
+	tgk_default(&first, TGK_SIT);
+	tgk_train(segs, 5, &first, 0);
+	for (i = 1; i < 5; i++)
+		segs[i].inner6.hop_limit = 63;
+	TGK_CASE(test, segs, 5, 1, 4);
+	tgk_train(segs, 5, &first, 0);
+	for (i = 1; i < 5; i++)
+		segs[i].inner6.traffic_class = 0x20;
+	TGK_CASE(test, segs, 5, 1, 4);
+}
+
+static void tungro_sit_l14_flow_label_separates_flows(struct kunit *test)
+{
+	struct tgk_seg a, b, ta[4], tb[4], mixed[8];
+	unsigned int i;
+
+	tgk_default(&a, TGK_SIT);
+	b = a;
+	b.inner6.flow_label = 0x12345;
+	b.seq = 500000;
+	tgk_train(ta, 4, &a, 0);
+	tgk_train(tb, 4, &b, 0);
+	for (i = 0; i < 4; i++) {
+		mixed[2 * i] = ta[i];
+		mixed[2 * i + 1] = tb[i];
+	}
+	TGK_CASE(test, mixed, 8, 4, 4);
+}
+
+static struct kunit_case tungro_sit_cases[] = {
+	KUNIT_CASE(tungro_sit_t02_outer_ids_increment_df_clear),
+	KUNIT_CASE(tungro_sit_t03_outer_df_fixed_id),
+	KUNIT_CASE(tungro_sit_l13_hop_limit_and_traffic_class),
+	KUNIT_CASE(tungro_sit_l14_flow_label_separates_flows),
+	{}
+};
+
+static struct kunit_suite tungro_sit_suite = {
+	.name = "tungro_sit",
+	.suite_init = tgk_suite_init,
+	.suite_exit = tgk_suite_exit,
+	.test_cases = tungro_sit_cases,
+};
+kunit_test_suites(&tungro_sit_suite);

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tungro_kunit.h - shared harness of tungro's KUnit suites: builds real sk_buffs from segment descriptions
+ * (linear or page-frag, network header at 0 or 2 mod 4), feeds them to the kernel's napi_gro_receive() on a test
+ * NAPI instance while tungro's IPIP/SIT offloads are installed, captures what the stack receives after GRO with an
+ * rx_handler, and checks every GRO packet by segmenting it again with the kernel's GSO (round-trip oracle).
+ */
+#ifndef TUNGRO_KUNIT_H
+#define TUNGRO_KUNIT_H
+
+#include <kunit/test.h>
+#include <linux/skbuff.h>
+
+enum tgk_encap { TGK_PLAIN4, TGK_IPIP, TGK_SIT };
+
+struct tgk_v4 {
+	u8 ttl, tos, ihl, proto;	/* ihl 0 -> 5; proto 0 -> natural */
+	bool df, mf;
+	u16 id, frag_offset;
+};
+
+struct tgk_v6 {
+	u8 hop_limit, traffic_class, next_header;	/* next_header 0 -> 6 */
+	u32 flow_label;
+};
+
+struct tgk_seg {
+	enum tgk_encap encap;
+	struct tgk_v4 outer, inner4;
+	struct tgk_v6 inner6;
+	u16 sport, dport, window;
+	u32 seq, ack;
+	u8 flags;
+	u8 opts[12], optlen;
+	u8 doff_override;
+	u32 payload_len;
+	int outer_len_delta;	/* added to the outer length field only */
+	u32 padding;		/* bytes after the packet, covered by no length (Ethernet padding) */
+	bool bad_csum;
+};
+
+/* How the skbs of a run are built. */
+struct tgk_opts {
+	bool page_frag;		/* payload in a page fragment instead of the linear area */
+	unsigned int align;	/* network header address mod 4 (0 or 2) */
+	bool inner_ids_free;	/* round trip ignores inner IPv4 IDs: fixed IDs with DF clear come back numbered (L12) */
+};
+
+#define TGK_MAX_SEGS 64
+
+/* One delivered packet as the stack saw it after GRO. */
+struct tgk_pkt {
+	unsigned int segs;	/* max(1, gso_segs) */
+	unsigned int len;	/* bytes from the outer network header */
+	unsigned int gso_size;
+	unsigned int gso_type;
+	u8 ip_summed;
+	u8 hdr[80];		/* first header bytes as delivered (after gro_complete) */
+};
+
+struct tgk_result {
+	unsigned int n;
+	struct tgk_pkt pkt[TGK_MAX_SEGS];
+	unsigned int roundtrip_checked;	/* GRO packets resegmented and compared with their wire segments */
+};
+
+/* Case defaults of ../shared/cases/gro-cases.md: outer DF 1 ID 0; inner DF 1 ID 1,2,...; ACK; MSS 1400. */
+void tgk_default(struct tgk_seg *s, enum tgk_encap encap);
+/* Fills n consecutive segments from @first: seq follows payload, inner IPv4 ID += 1, outer ID += outer_id_step. */
+void tgk_train(struct tgk_seg *segs, unsigned int n, const struct tgk_seg *first, int outer_id_step);
+
+/* Runs one NAPI poll's worth of segments through napi_gro_receive with tungro installed; fills @res and checks
+ * each GRO packet by GSO round trip (KUNIT_EXPECT failures on mismatch). */
+void tgk_run(struct kunit *test, const struct tgk_seg *segs, unsigned int n, const struct tgk_opts *opts,
+	     struct tgk_result *res);
+
+/* Expects the delivered packets to hold exactly the given segment counts, in order. */
+void tgk_expect_counts(struct kunit *test, const struct tgk_result *res, const unsigned int *counts, unsigned int n);
+#define TGK_EXPECT(test, res, ...)                                                                               \
+	do {                                                                                                    \
+		static const unsigned int __c[] = { __VA_ARGS__ };                                               \
+		tgk_expect_counts(test, res, __c, ARRAY_SIZE(__c));                                             \
+	} while (0)
+
+/* Runs @segs with every skb layout (linear/page-frag x align 0/2) and expects the same counts each time. */
+void tgk_run_all_layouts(struct kunit *test, const struct tgk_seg *segs, unsigned int n, const unsigned int *counts,
+			 unsigned int ncounts);
+#define TGK_CASE(test, segs, n, ...)                                                                             \
+	do {                                                                                                    \
+		static const unsigned int __c[] = { __VA_ARGS__ };                                               \
+		tgk_run_all_layouts(test, segs, n, __c, ARRAY_SIZE(__c));                                       \
+	} while (0)
+
+/* Suite hooks: install tungro's offloads and the test device for the suite; remove them after. */
+int tgk_suite_init(struct kunit_suite *suite);
+void tgk_suite_exit(struct kunit_suite *suite);
+
+#endif

@@ -4,6 +4,8 @@
 #   make demo             x86_64 QEMU demo: kernel GRO vs tungro on plain TCP, IPIP and SIT streams
 #   make test             host unit tests (ASan/UBSan), module + build checks, QEMU x86_64 guest checks
 #   make host-test        only the host unit tests of the C++ core
+#   make kunit            only the KUnit suites in QEMU for ARCH (parsed with the kernel's kunit.py parse)
+#   make cross-check      tungro.ko for 9 arches against modules_prepare'd trees, and the layout negative proof
 #   make kernel           only build (or reuse) the cached test kernel for ARCH
 #   make clean
 #
@@ -31,7 +33,7 @@ NPROC := $(shell nproc)
 # KDIR defaults to the cached test kernel; it is resolved (and built if missing) only by targets that need it.
 KDIR_RESOLVE = $(if $(KDIR),$(KDIR),$$($(TOP)/scripts/kernel.sh $(ARCH)))
 
-.PHONY: all module setup kernel host-test guest-demo guest-test demo test cross-check clean
+.PHONY: all module setup kernel host-test guest-demo guest-test demo test cross-check kunit clean
 
 all: module
 
@@ -64,7 +66,12 @@ cross-check: setup
 	@$(TOP)/scripts/cross-check.sh
 	@$(TOP)/scripts/cross-check.sh --selftest
 
+# KUnit suites in QEMU, parsed by the kernel's kunit.py parse.
+kunit: setup
+	@$(TOP)/scripts/kunit.sh $(ARCH)
+
 test: host-test module cross-check
+	@$(TOP)/scripts/kunit.sh x86_64
 	@$(TOP)/scripts/guest.sh x86_64 test $(TEST_MIB)
 	@echo "[tungro] make test: all passed"
 

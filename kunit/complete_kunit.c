@@ -5,6 +5,7 @@
 #include <linux/ipv6.h>
 #include <net/ip6_checksum.h>
 #include <net/ip.h>
+#include <net/tcp.h>
 
 #include "tungro_kunit.h"
 
@@ -12,7 +13,7 @@ static u16 be16_at(const u8 *p) { return (p[0] << 8) | p[1]; }
 
 static void run_one(struct kunit *test, enum tgk_encap encap, struct tgk_result *res)
 {
-	struct tgk_seg first, s[8];
+	struct tgk_seg first, *s = tgk_segs(test, 8);
 	struct tgk_opts o = {};
 
 	tgk_default(&first, encap);

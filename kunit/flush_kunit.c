@@ -12,7 +12,7 @@ static void ipip_train(struct tgk_seg *segs, unsigned int n)
 
 static void tungro_flush_l01_inner_ttl(struct kunit *test)
 {
-	struct tgk_seg s[6];
+	struct tgk_seg *s = tgk_segs(test, 6);
 	unsigned int i;
 
 	ipip_train(s, 6);
@@ -23,7 +23,7 @@ static void tungro_flush_l01_inner_ttl(struct kunit *test)
 
 static void tungro_flush_l02_outer_ttl(struct kunit *test)
 {
-	struct tgk_seg s[6];
+	struct tgk_seg *s = tgk_segs(test, 6);
 	unsigned int i;
 
 	ipip_train(s, 6);
@@ -34,7 +34,7 @@ static void tungro_flush_l02_outer_ttl(struct kunit *test)
 
 static void tungro_flush_l03_tos_inner_and_outer(struct kunit *test)
 {
-	struct tgk_seg s[6];
+	struct tgk_seg *s = tgk_segs(test, 6);
 	unsigned int i;
 
 	ipip_train(s, 6);
@@ -49,7 +49,7 @@ static void tungro_flush_l03_tos_inner_and_outer(struct kunit *test)
 
 static void tungro_flush_l04_inner_df(struct kunit *test)
 {
-	struct tgk_seg s[6];
+	struct tgk_seg *s = tgk_segs(test, 6);
 	unsigned int i;
 
 	ipip_train(s, 6);
@@ -72,7 +72,7 @@ static void ids(struct tgk_seg *s, unsigned int n, bool df, const u16 *id)
 static void tungro_flush_l05_l06_incrementing_and_gap(struct kunit *test)
 {
 	static const u16 inc[] = { 100, 101, 102, 103 }, gap[] = { 100, 101, 103, 104 };
-	struct tgk_seg s[4];
+	struct tgk_seg *s = tgk_segs(test, 4);
 
 	ids(s, 4, false, inc);
 	TGK_CASE(test, s, 4, 4);
@@ -85,7 +85,7 @@ static void tungro_flush_l07_fixed_id_sets_fixedid(struct kunit *test)
 	static const u16 fixed[] = { 5, 5, 5, 5, 5 };
 	struct tgk_result *res = kunit_kzalloc(test, sizeof(*res), GFP_KERNEL);
 	struct tgk_opts o = {};
-	struct tgk_seg s[5];
+	struct tgk_seg *s = tgk_segs(test, 5);
 
 	KUNIT_ASSERT_NOT_NULL(test, res);
 	ids(s, 5, true, fixed);
@@ -98,7 +98,7 @@ static void tungro_flush_l07_fixed_id_sets_fixedid(struct kunit *test)
 static void tungro_flush_l08_l09_fixed_then_incrementing(struct kunit *test)
 {
 	static const u16 a[] = { 5, 5, 6 }, b[] = { 5, 6, 6 };
-	struct tgk_seg s[3];
+	struct tgk_seg *s = tgk_segs(test, 3);
 
 	ids(s, 3, true, a);
 	TGK_CASE(test, s, 3, 2, 1);
@@ -109,7 +109,7 @@ static void tungro_flush_l08_l09_fixed_then_incrementing(struct kunit *test)
 static void tungro_flush_l10_per_layer_fixed_id(struct kunit *test)
 {
 	static const u16 fixed[] = { 9, 9, 9 };
-	struct tgk_seg s[3];
+	struct tgk_seg *s = tgk_segs(test, 3);
 	unsigned int i;
 
 	ids(s, 3, true, fixed);
@@ -123,7 +123,7 @@ static void tungro_flush_l10_per_layer_fixed_id(struct kunit *test)
 static void tungro_flush_l11_outer_random_ids(struct kunit *test)
 {
 	static const u16 outer[] = { 9, 4711, 3 };
-	struct tgk_seg s[3];
+	struct tgk_seg *s = tgk_segs(test, 3);
 	unsigned int i;
 
 	ipip_train(s, 3);
@@ -137,7 +137,7 @@ static void tungro_flush_l12_df_clear_fixed_id(struct kunit *test)
 	static const u16 fixed[] = { 42, 42, 42, 42 };
 	struct tgk_result *res = kunit_kzalloc(test, sizeof(*res), GFP_KERNEL);
 	struct tgk_opts o = { .inner_ids_free = true };
-	struct tgk_seg s[4];
+	struct tgk_seg *s = tgk_segs(test, 4);
 
 	KUNIT_ASSERT_NOT_NULL(test, res);
 	ids(s, 4, false, fixed);

@@ -4,7 +4,7 @@
 
 static void tungro_ipip_t01_eight_merge(struct kunit *test)
 {
-	struct tgk_seg first, segs[8];
+	struct tgk_seg first, *segs = tgk_segs(test, 8);
 
 	tgk_default(&first, TGK_IPIP);
 	tgk_train(segs, 8, &first, 0);
@@ -13,7 +13,7 @@ static void tungro_ipip_t01_eight_merge(struct kunit *test)
 
 static void tungro_ipip_t04_interleaved_flows(struct kunit *test)
 {
-	struct tgk_seg a, b, ta[6], tb[6], mixed[12];
+	struct tgk_seg a, b, *ta = tgk_segs(test, 6), *tb = tgk_segs(test, 6), *mixed = tgk_segs(test, 12);
 	struct tgk_result *res = kunit_kzalloc(test, sizeof(*res), GFP_KERNEL);
 	struct tgk_opts o = {};
 	unsigned int i;
@@ -39,7 +39,7 @@ static void tungro_ipip_t04_interleaved_flows(struct kunit *test)
 
 static void tungro_ipip_t05_plain_never_merges_with_ipip(struct kunit *test)
 {
-	struct tgk_seg t, p, segs[4];
+	struct tgk_seg t, p, *segs = tgk_segs(test, 4);
 
 	tgk_default(&t, TGK_IPIP);
 	tgk_default(&p, TGK_PLAIN4);

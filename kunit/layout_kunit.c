@@ -25,7 +25,7 @@ static void tungro_layout_a01_cb_fits_and_is_aligned(struct kunit *test)
 static void tungro_layout_a02_two_mod_four(struct kunit *test)
 {
 	struct tgk_result *res = kunit_kzalloc(test, sizeof(*res), GFP_KERNEL);
-	struct tgk_seg first, s[8];
+	struct tgk_seg first, *s = tgk_segs(test, 8);
 	unsigned int align, frag;
 
 	KUNIT_ASSERT_NOT_NULL(test, res);
@@ -50,7 +50,7 @@ static void tungro_layout_a03_same_result_any_byte_order(struct kunit *test)
 	/* Values whose bytes differ in every position: a byte-order slip changes the seq chain or the ID chain. */
 	struct tgk_result *res = kunit_kzalloc(test, sizeof(*res), GFP_KERNEL);
 	struct tgk_opts o = { .align = 2 };
-	struct tgk_seg first, s[6];
+	struct tgk_seg first, *s = tgk_segs(test, 6);
 
 	KUNIT_ASSERT_NOT_NULL(test, res);
 	tgk_default(&first, TGK_IPIP);

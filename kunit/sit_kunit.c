@@ -4,7 +4,7 @@
 
 static void tungro_sit_t02_outer_ids_increment_df_clear(struct kunit *test)
 {
-	struct tgk_seg first, segs[8];
+	struct tgk_seg first, *segs = tgk_segs(test, 8);
 
 	tgk_default(&first, TGK_SIT);
 	first.outer.df = false;
@@ -15,7 +15,7 @@ static void tungro_sit_t02_outer_ids_increment_df_clear(struct kunit *test)
 
 static void tungro_sit_t03_outer_df_fixed_id(struct kunit *test)
 {
-	struct tgk_seg first, segs[8];
+	struct tgk_seg first, *segs = tgk_segs(test, 8);
 
 	tgk_default(&first, TGK_SIT);
 	tgk_train(segs, 8, &first, 0);
@@ -24,7 +24,7 @@ static void tungro_sit_t03_outer_df_fixed_id(struct kunit *test)
 
 static void tungro_sit_l13_hop_limit_and_traffic_class(struct kunit *test)
 {
-	struct tgk_seg first, segs[5];
+	struct tgk_seg first, *segs = tgk_segs(test, 5);
 	unsigned int i;
 
 	tgk_default(&first, TGK_SIT);
@@ -40,7 +40,7 @@ static void tungro_sit_l13_hop_limit_and_traffic_class(struct kunit *test)
 
 static void tungro_sit_l14_flow_label_separates_flows(struct kunit *test)
 {
-	struct tgk_seg a, b, ta[4], tb[4], mixed[8];
+	struct tgk_seg a, b, *ta = tgk_segs(test, 4), *tb = tgk_segs(test, 4), *mixed = tgk_segs(test, 8);
 	unsigned int i;
 
 	tgk_default(&a, TGK_SIT);

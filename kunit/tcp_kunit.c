@@ -14,7 +14,7 @@ static void train6(struct tgk_seg *s, unsigned int n)
 
 static void tungro_tcp_p01_psh_ends_packet(struct kunit *test)
 {
-	struct tgk_seg s[6];
+	struct tgk_seg *s = tgk_segs(test, 6);
 
 	train6(s, 6);
 	s[3].flags |= TCPHDR_PSH;
@@ -24,7 +24,7 @@ static void tungro_tcp_p01_psh_ends_packet(struct kunit *test)
 static void tungro_tcp_p02_syn_rst_urg_alone(struct kunit *test)
 {
 	static const u8 flags[] = { TCPHDR_SYN, TCPHDR_RST, TCPHDR_URG };
-	struct tgk_seg s[5];
+	struct tgk_seg *s = tgk_segs(test, 5);
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(flags); i++) {
@@ -38,7 +38,7 @@ static void tungro_tcp_p03_cwr_starts_new_packet(struct kunit *test)
 {
 	struct tgk_result *res = kunit_kzalloc(test, sizeof(*res), GFP_KERNEL);
 	struct tgk_opts o = {};
-	struct tgk_seg s[6];
+	struct tgk_seg *s = tgk_segs(test, 6);
 
 	KUNIT_ASSERT_NOT_NULL(test, res);
 	train6(s, 6);
@@ -50,7 +50,7 @@ static void tungro_tcp_p03_cwr_starts_new_packet(struct kunit *test)
 
 static void tungro_tcp_p04_pure_ack_follows_held(struct kunit *test)
 {
-	struct tgk_seg s[5];
+	struct tgk_seg *s = tgk_segs(test, 5);
 
 	train6(s, 5);
 	s[3] = s[2];
@@ -62,7 +62,7 @@ static void tungro_tcp_p04_pure_ack_follows_held(struct kunit *test)
 
 static void tungro_tcp_p05_p06_ack_and_window(struct kunit *test)
 {
-	struct tgk_seg s[6];
+	struct tgk_seg *s = tgk_segs(test, 6);
 	unsigned int i;
 
 	train6(s, 6);
@@ -78,7 +78,7 @@ static void tungro_tcp_p05_p06_ack_and_window(struct kunit *test)
 static void tungro_tcp_p07_timestamps(struct kunit *test)
 {
 	static const u8 ts[12] = { 1, 1, 8, 10, 0, 0, 0, 1, 0, 0, 0, 2 };
-	struct tgk_seg first, s[6];
+	struct tgk_seg first, *s = tgk_segs(test, 6);
 	unsigned int i;
 
 	tgk_default(&first, TGK_IPIP);
@@ -93,7 +93,7 @@ static void tungro_tcp_p07_timestamps(struct kunit *test)
 
 static void tungro_tcp_p08_seq_gap(struct kunit *test)
 {
-	struct tgk_seg s[6];
+	struct tgk_seg *s = tgk_segs(test, 6);
 	unsigned int i;
 
 	train6(s, 6);
@@ -104,7 +104,7 @@ static void tungro_tcp_p08_seq_gap(struct kunit *test)
 
 static void tungro_tcp_p09_p10_larger_and_shorter(struct kunit *test)
 {
-	struct tgk_seg first, s[6];
+	struct tgk_seg first, *s = tgk_segs(test, 6);
 	unsigned int i;
 
 	tgk_default(&first, TGK_IPIP);
@@ -122,7 +122,7 @@ static void tungro_tcp_p09_p10_larger_and_shorter(struct kunit *test)
 
 static void tungro_tcp_p11_64k_limit(struct kunit *test)
 {
-	struct tgk_seg s[60];
+	struct tgk_seg *s = tgk_segs(test, 60);
 
 	train6(s, 60);
 	TGK_CASE(test, s, 60, 46, 14);
@@ -130,7 +130,7 @@ static void tungro_tcp_p11_64k_limit(struct kunit *test)
 
 static void tungro_tcp_p12_bad_checksum(struct kunit *test)
 {
-	struct tgk_seg s[4];
+	struct tgk_seg *s = tgk_segs(test, 4);
 
 	train6(s, 4);
 	s[1].bad_csum = true;

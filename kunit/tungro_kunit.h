@@ -64,6 +64,15 @@ struct tgk_result {
 	unsigned int roundtrip_checked;	/* GRO packets resegmented and compared with their wire segments */
 };
 
+/* A zeroed array of n segment descriptions, freed with the test (keeps the stack small). */
+static inline struct tgk_seg *tgk_segs(struct kunit *test, unsigned int n)
+{
+	struct tgk_seg *s = kunit_kcalloc(test, n, sizeof(*s), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	return s;
+}
+
 /* Case defaults of ../shared/cases/gro-cases.md: outer DF 1 ID 0; inner DF 1 ID 1,2,...; ACK; MSS 1400. */
 void tgk_default(struct tgk_seg *s, enum tgk_encap encap);
 /* Fills n consecutive segments from @first: seq follows payload, inner IPv4 ID += 1, outer ID += outer_id_step. */

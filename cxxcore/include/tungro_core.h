@@ -70,6 +70,7 @@ enum tgc_reason {
 	TGC_R_UPPER,		/* the caller forbade merging (frag_list skb, DODGY GSO, earlier-layer flush) */
 	TGC_R_NOMERGE,		/* the caller's buffer mechanics could not append the segment */
 	TGC_R_FOREIGN,		/* held packet not built by tungro (loaded mid-flow): completed, not merged */
+	TGC_R_PADDING,		/* bytes after the IP packet (Ethernet padding): delivered alone, after its flow */
 	TGC_R_COUNT
 };
 
@@ -96,7 +97,8 @@ struct tgc_pkt {
 	tgc_u8  inner_version;	/* 4 or 6: version of the innermost IP header */
 	tgc_u8  tcp_flags;	/* TCP flags byte (CWR ECE URG ACK PSH RST SYN FIN) */
 	tgc_u8  nlayers;	/* IP layers: 1 plain, 2 tunneled */
-	tgc_u8  pad[2];
+	tgc_u8  padded;		/* 1: link-layer padding follows the IP packet (never merged, M03) */
+	tgc_u8  pad;
 } TGC_ALIGN4;
 TGC_ASSERT(sizeof(struct tgc_pkt) == 20 && __alignof__(struct tgc_pkt) == 4, "tgc_pkt: size 20, align 4");
 TGC_ASSERT(TGC_OFF(tgc_pkt, seq) == 0 && TGC_OFF(tgc_pkt, payload_len) == 4 && TGC_OFF(tgc_pkt, inner_off) == 8 &&
@@ -160,8 +162,10 @@ TGC_ASSERT(TGC_OFF(tgc_verdict, action) == 0 && TGC_OFF(tgc_verdict, flush_held)
 /*
  * tgc_parse - validate one segment's headers.
  * @hdr, @hdr_len: bytes from the outer network header; the core reads no further than hdr_len.
- * @pkt_len: bytes of the whole segment from the outer network header (>= hdr_len). IP lengths must match it
- *           exactly: longer means truncated (M02), shorter means link-layer padding (M03); both are not merged.
+ * @pkt_len: bytes of the whole segment from the outer network header (>= hdr_len). An outer IP length longer
+ *           than that is a truncated packet (M02: TGC_R_MALFORMED). A shorter one is link-layer padding (M03): the
+ *           segment parses (so its held flow can be completed first, keeping order) with @out->padded set, and
+ *           tgc_decide() never merges it, so padding never becomes payload.
  * @encap: the outer protocol the caller dispatched on (TGC_ENCAP_*); NONE parses plain TCP/IPv4 or TCP/IPv6.
  * @out: filled on success.
  * Returns TGC_R_NONE when the segment may be merged, else the reason it must be passed up unmerged.

@@ -7,7 +7,7 @@ namespace {
 constexpr const char *kReasonNames[TGC_R_COUNT] = {
 	"none",	  "malformed", "ip_options", "fragment", "nested",  "not_tcp", "ttl",	     "tos",
 	"df",	  "ip_id",     "flags",	     "window",	 "ack",	    "options", "seq",	     "mss",
-	"size",	  "end",       "short",	     "no_payload", "csum",  "upper",   "nomerge",  "foreign",
+	"size",	  "end",       "short",	     "no_payload", "csum",  "upper",   "nomerge",  "foreign", "padding",
 };
 } // namespace
 

@@ -71,6 +71,16 @@ extern "C" unsigned int tgc_parse(const u8 *hdr, u32 hdr_len, u32 pkt_len, unsig
 	if (!hdr || hdr_len > pkt_len)
 		return TGC_R_MALFORMED;
 
+	// Link-layer padding: bytes after the outer IP packet. Parse the packet the IP header describes and flag it.
+	u8 padded = 0;
+	if (hdr_len >= 4 && ip_version(hdr) == 4 && load16(hdr + ipv4::kTotLen) < pkt_len &&
+	    load16(hdr + ipv4::kTotLen) >= ipv4::kMinLen) {
+		pkt_len = load16(hdr + ipv4::kTotLen);
+		padded = 1;
+		if (hdr_len > pkt_len)
+			hdr_len = pkt_len;
+	}
+
 	Layer outer;
 	unsigned r = parse_ip(hdr, hdr_len, 0, pkt_len, &outer);
 	if (r)
@@ -115,6 +125,7 @@ extern "C" unsigned int tgc_parse(const u8 *hdr, u32 hdr_len, u32 pkt_len, unsig
 	out->inner_version = static_cast<u8>(ip_version(hdr + inner_off));
 	out->tcp_flags = hdr[tcp_off + tcp::kFlags];
 	out->nlayers = nlayers;
-	out->pad[0] = out->pad[1] = 0;
+	out->padded = padded;
+	out->pad = 0;
 	return TGC_R_NONE;
 }

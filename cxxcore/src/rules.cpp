@@ -116,6 +116,8 @@ extern "C" void tgc_decide(const tgc_pkt *pkt, const u8 *hdr, const tgc_held *he
 		r = TGC_R_CSUM;
 	else if (pkt->payload_len == 0)
 		r = TGC_R_NO_PAYLOAD;
+	else if (pkt->padded)
+		r = TGC_R_PADDING;
 	else if (held && (in & TGC_IN_NOMERGE))
 		r = TGC_R_NOMERGE;
 	else if (held)
@@ -143,7 +145,7 @@ extern "C" void tgc_decide(const tgc_pkt *pkt, const u8 *hdr, const tgc_held *he
 	v->id_state = held ? held->id_state : 0;
 	if (r == TGC_R_NONE && ends)
 		r = TGC_R_END;
-	if (r == TGC_R_UPPER || r == TGC_R_CSUM || r == TGC_R_NO_PAYLOAD || ends)
+	if (r == TGC_R_UPPER || r == TGC_R_CSUM || r == TGC_R_NO_PAYLOAD || r == TGC_R_PADDING || ends)
 		v->action = TGC_PASS;
 	else
 		v->action = TGC_HOLD;

@@ -66,8 +66,8 @@ static void parse_cmdline(void)
 			opt_deadline = (unsigned)v;
 		}
 	}
-	if (strcmp(opt_mode, "demo") && strcmp(opt_mode, "test"))
-		die("unknown tungro.mode '%s' (demo, test)", opt_mode);
+	if (strcmp(opt_mode, "demo") && strcmp(opt_mode, "test") && strcmp(opt_mode, "kunit"))
+		die("unknown tungro.mode '%s' (demo, test, kunit)", opt_mode);
 	if (!opt_mib)
 		opt_mib = !strcmp(opt_mode, "demo") ? 32 : 4;
 }
@@ -353,6 +353,11 @@ int main(void)
 	open_results_port();
 
 	uint64_t t0 = now_us();
+	if (!strcmp(opt_mode, "kunit")) {
+		out("# tungro agent: arch=%s kernel=%s mode=kunit", uname_machine(), uname_release());
+		kunit_mode();
+		finish();
+	}
 	out("# tungro agent: arch=%s kernel=%s mode=%s mib=%u deadline=%us module=%s", uname_machine(),
 	    uname_release(), opt_mode, opt_mib, opt_deadline, mod_present() ? "present" : "absent");
 	if (net_setup())

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Runs tungro's KUnit suites in QEMU on ARCH and parses their KTAP output with the kernel's own
+# tools/testing/kunit/kunit.py parse. Fails on any failed, crashed or missing suite.
+# usage: scripts/kunit.sh ARCH
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+. "$here/scripts/lib.sh"
+arch=${1:?usage: scripts/kunit.sh ARCH}
+suites=(tungro_ipip tungro_sit tungro_flush tungro_tcp tungro_complete tungro_malformed tungro_layout)
+
+kdir=$("$here/scripts/kernel.sh" "$arch")
+case "$arch" in
+  x86_64) kimg="$kdir/arch/x86/boot/bzImage" ;;
+  m68k)   kimg="$kdir/vmlinux" ;;
+  *) die "unknown arch '$arch' (x86_64, m68k)" ;;
+esac
+mods=$("$here/scripts/build-module.sh" "$arch")
+[ -f "$mods/tungro_kunit.ko" ] || die "tungro_kunit.ko was not built for $arch (CONFIG_KUNIT off in the test kernel?)"
+out="$here/build/$arch/kunit"
+mkdir -p "$out"
+"$here/qemu/build-agent.sh" "$arch" "$out/agent"
+"$here/qemu/mkinitramfs.sh" "$out/initramfs.cpio" "$out/agent" "$mods/tungro_kunit.ko"
+log "kunit $arch: booting with tungro_kunit.ko"
+start=$SECONDS
+"$here/qemu/boot.sh" "$arch" "$kimg" "$out/initramfs.cpio" "$out" 600 "tungro.mode=kunit" >"$out/boot.out" 2>&1 || {
+  grep -v '^ *\(ok\|#\|KTAP\|1\.\.\)' "$out/boot.out" | tail -30 >&2; die "kunit $arch: guest run failed"; }
+
+# The module's own KTAP block, as the agent copied it from /dev/kmsg (the boot's empty block is not in it).
+sed -n '/^KTAP-BEGIN$/,/^KTAP-END$/p' "$out/results.txt" | sed '1d;$d' >"$out/ktap.txt"
+[ -s "$out/ktap.txt" ] || die "kunit $arch: no KTAP output in $out/results.txt"
+src=$(kernel_src)
+set +e
+python3 "$src/tools/testing/kunit/kunit.py" parse "$out/ktap.txt" >"$out/parse.txt" 2>&1
+prc=$?
+set -e
+sed 's/\x1b\[[0-9;]*m//g' "$out/parse.txt" >"$out/parse.plain.txt"
+ran_on=$(grep -m1 -o 'arch=[^ ]* kernel=[^ ]*' "$out/results.txt" || echo "arch=$arch kernel=?")
+missing=()
+for s in "${suites[@]}"; do grep -qE "=+ \[PASSED\] $s =+" "$out/parse.plain.txt" || missing+=("$s"); done
+summary=$(grep -m1 'Testing complete' "$out/parse.plain.txt" || echo "no summary")
+echo "kunit $ran_on: $(grep -c '^# Subtest\|^    # Subtest' "$out/ktap.txt" || true) suites, ${summary#*Testing complete. } ($((SECONDS - start)) s)"
+if [ $prc -ne 0 ] || [ ${#missing[@]} -gt 0 ]; then
+  grep -E '\[(FAILED|CRASHED)\]|Expected|ASSERTION|EXPECTATION|# .*: (FAIL|fail)' "$out/parse.plain.txt" | head -40 >&2 || true
+  die "kunit $arch: kunit.py parse exit $prc; suites not passed: ${missing[*]:-none}"
+fi

@@ -72,6 +72,7 @@ kunit: setup
 
 test: host-test module cross-check
 	@$(TOP)/scripts/kunit.sh x86_64
+	@$(TOP)/scripts/kunit.sh m68k
 	@$(TOP)/scripts/guest.sh x86_64 test $(TEST_MIB)
 	@echo "[tungro] make test: all passed"
 

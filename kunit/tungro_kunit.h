@@ -5,6 +5,27 @@
  * NAPI instance while tungro's IPIP/SIT offloads are installed, captures what the stack receives after GRO with an
  * rx_handler, and checks every GRO packet by segmenting it again with the kernel's GSO (round-trip oracle).
  */
+/*
+ * Case list: ../shared/cases/gro-cases.md IDs -> suite / test.
+ *   T01 tungro_ipip/t01_eight_merge          T02 tungro_sit/t02_outer_ids_increment_df_clear
+ *   T03 tungro_sit/t03_outer_df_fixed_id     T04 tungro_ipip/t04_interleaved_flows
+ *   T05 tungro_ipip/t05_plain_never_merges_with_ipip
+ *   L01 tungro_flush/l01_inner_ttl           L02 tungro_flush/l02_outer_ttl
+ *   L03 tungro_flush/l03_tos_inner_and_outer L04 tungro_flush/l04_inner_df
+ *   L05 L06 tungro_flush/l05_l06_incrementing_and_gap      L07 tungro_flush/l07_fixed_id_sets_fixedid
+ *   L08 L09 tungro_flush/l08_l09_fixed_then_incrementing   L10 tungro_flush/l10_per_layer_fixed_id
+ *   L11 tungro_flush/l11_outer_random_ids    L12 tungro_flush/l12_df_clear_fixed_id
+ *   L13 tungro_sit/l13_hop_limit_and_traffic_class         L14 tungro_sit/l14_flow_label_separates_flows
+ *   P01 tungro_tcp/p01_psh_ends_packet       P02 tungro_tcp/p02_syn_rst_urg_alone
+ *   P03 tungro_tcp/p03_cwr_starts_new_packet P04 tungro_tcp/p04_pure_ack_follows_held
+ *   P05 P06 tungro_tcp/p05_p06_ack_and_window P07 tungro_tcp/p07_timestamps   P08 tungro_tcp/p08_seq_gap
+ *   P09 P10 tungro_tcp/p09_p10_larger_and_shorter  P11 tungro_tcp/p11_64k_limit  P12 tungro_tcp/p12_bad_checksum
+ *   M01 tungro_malformed/m01_ihl   M02 m02_truncated   M03 m03_padding   M04 m04_doff   M05 m05_fragments
+ *   M06 m06_nested   M07 m07_frame_ends_inside_inner_header   M08 m08_icmp_passes_through
+ *   A01 tungro_layout/a01_cb_fits_and_is_aligned  A02 a02_two_mod_four  A03 a03_same_result_any_byte_order
+ *   Completion fixups of every case above: tungro_complete/{ipip,sit}_headers, and the GSO round trip of every
+ *   GRO packet any test produces (harness.c, tgk_check_wire).
+ */
 #ifndef TUNGRO_KUNIT_H
 #define TUNGRO_KUNIT_H
 

@@ -5,6 +5,7 @@
 #   make test             host unit tests (ASan/UBSan), module + build checks, QEMU x86_64 guest checks
 #   make host-test        only the host unit tests of the C++ core
 #   make kunit            only the KUnit suites in QEMU for ARCH (parsed with the kernel's kunit.py parse)
+#   make bench            per-segment cost of the core vs DPDK librte_gro (Google Benchmark)
 #   make cross-check      tungro.ko for 9 arches against modules_prepare'd trees, and the layout negative proof
 #   make kernel           only build (or reuse) the cached test kernel for ARCH
 #   make clean
@@ -33,7 +34,7 @@ NPROC := $(shell nproc)
 # KDIR defaults to the cached test kernel; it is resolved (and built if missing) only by targets that need it.
 KDIR_RESOLVE = $(if $(KDIR),$(KDIR),$$($(TOP)/scripts/kernel.sh $(ARCH)))
 
-.PHONY: all module setup kernel host-test guest-demo guest-test demo test cross-check kunit clean
+.PHONY: all module setup kernel host-test guest-demo guest-test demo test cross-check kunit bench clean
 
 all: module
 
@@ -65,6 +66,10 @@ demo: guest-demo
 cross-check: setup
 	@$(TOP)/scripts/cross-check.sh
 	@$(TOP)/scripts/cross-check.sh --selftest
+
+# Google Benchmark: the core vs DPDK librte_gro on the same trains (not part of make test: timings are noisy).
+bench: setup
+	@$(TOP)/scripts/bench.sh
 
 # KUnit suites in QEMU, parsed by the kernel's kunit.py parse.
 kunit: setup

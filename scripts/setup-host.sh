@@ -13,7 +13,9 @@ PKGS=(
   g++-i686-linux-gnu g++-arm-linux-gnueabihf g++-aarch64-linux-gnu g++-powerpc-linux-gnu
   g++-riscv64-linux-gnu g++-s390x-linux-gnu g++-mips-linux-gnu
   # host tests of the C++ core
-  g++ cmake libgtest-dev libgmock-dev libbenchmark-dev libpcap-dev
+  g++ cmake libgtest-dev libgmock-dev libbenchmark-dev libpcap-dev pkg-config
+  # make bench: DPDK's librte_gro as the reference
+  libdpdk-dev
 )
 
 missing=()

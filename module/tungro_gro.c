@@ -192,6 +192,10 @@ static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff
 	NAPI_GRO_CB(skb)->proto = IPPROTO_TCP;
 	skb_gro_pull(skb, outer_off + pkt.tcp_off - skb_gro_offset(skb));
 	skb_set_transport_header(skb, skb_gro_offset(skb));
+	/* CHECKSUM_COMPLETE: the running sum must drop the pulled inner header. A valid IPv4 header sums to zero,
+	 * an IPv6 header does not (as ipv6_gro_receive does). */
+	if (pkt.inner_version == 6)
+		skb_gro_postpull_rcsum(skb, hdr + pkt.inner_off, pkt.tcp_off - pkt.inner_off);
 	if (NAPI_GRO_CB(skb)->flush)
 		in |= TGC_IN_UPPER_FLUSH;
 	else if (tungro_tcp_csum_bad(skb, pkt.inner_version))

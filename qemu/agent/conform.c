@@ -1,0 +1,889 @@
+/* conform.c - wire conformance: crafted frame trains from eth1 (sender namespace) by AF_PACKET, and what the
+ * receiver's stack sees after GRO on eth0 (AF_PACKET with a virtio_net_hdr: gso_size, gso type).
+ *
+ * A delivered packet is mapped back to the sent segments it covers by (layer signature, source port, flow label,
+ * TCP sequence range), so "got" lists, per flow and in delivery order, which segments each packet carried:
+ * "1-2,3-6" = segments 1..2 in one packet, then 3..6 in one. Flows are shown as "fN:" when a case has several;
+ * delivered frames that are ours but unparsable (truncated, bad IHL/doff) are counted as "x:N".
+ * Expected outcomes are written per case: tungro's from gro-cases.md, the kernel's from Linux 6.12's rules.
+ */
+#include "agent.h"
+
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <errno.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <linux/virtio_net.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+enum encap { E_P4, E_P6, E_IPIP, E_SIT, N_ENC };
+static const char *const enc_name[N_ENC] = { "ip4", "ip6", "ipip", "sit" };
+
+#define MSS 1400
+#define DPORT 7777
+#define SPORT0 40000
+#define MAXSEG 64
+#define MAXFRAME 1600
+
+/* One sent frame. Fields marked "from" apply to this segment only; cases set them per index. */
+struct sd {
+	int enc, flow, nest;          /* nest: extra IPIP layers outside the outer header */
+	int pay;                      /* TCP payload (or ICMP data) bytes */
+	int icmp;                     /* ICMP/ICMPv6 echo instead of TCP */
+	unsigned tflags;              /* TCP flags byte */
+	int seq_gap;                  /* bytes skipped before this segment */
+	uint32_t ack; uint16_t win;
+	int ts; uint32_t tsval;
+	int badcsum, doff;            /* doff 0 = computed */
+	/* the inner (or only) IP header */
+	uint8_t ttl, tos; int df; int id; int ihl; int mf; uint32_t flowlabel;
+	/* outer IPv4 of a tunnel */
+	uint8_t ottl, otos; int odf; int oid; int otot_delta;
+	int pad;                      /* bytes after the IP packet (Ethernet padding) */
+	int trunc;                    /* frame cut to this many bytes (junk) */
+	int junk;                     /* receiver cannot parse it: counted as x */
+	uint32_t seq;                 /* filled in by the train builder */
+	int idx;                      /* 1-based index within its flow */
+};
+
+struct train {
+	int n;
+	struct sd s[MAXSEG];
+};
+
+struct ccase {
+	const char *id;
+	unsigned encs;                /* bit per enum encap */
+	void (*build)(struct train *t, int enc);
+	const char *want_kernel[N_ENC];   /* NULL entry: want_kernel[0] for every encap */
+	const char *want_tungro[N_ENC];   /* NULL entry: same as the kernel's */
+};
+
+static unsigned char g_mac_rx[6], g_mac_tx[6];
+static int g_txfd = -1, g_rxfd = -1, g_tx_ifindex;
+
+/* ---- frame building ---- */
+
+static uint32_t csum_add(uint32_t s, const unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i + 1 < n; i += 2)
+		s += (uint32_t)(p[i] << 8 | p[i + 1]);
+	if (n & 1)
+		s += (uint32_t)p[n - 1] << 8;
+	return s;
+}
+
+static uint16_t csum_fold(uint32_t s)
+{
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)~s;
+}
+
+static void put16(unsigned char *p, unsigned v) { p[0] = (unsigned char)(v >> 8); p[1] = (unsigned char)v; }
+static void put32(unsigned char *p, uint32_t v) { put16(p, v >> 16); put16(p + 2, v & 0xffff); }
+static unsigned get16(const unsigned char *p) { return (unsigned)p[0] << 8 | p[1]; }
+static uint32_t get32(const unsigned char *p) { return (uint32_t)get16(p) << 16 | get16(p + 2); }
+
+static const unsigned char A_OUT_SRC[4] = { 198, 18, 0, 2 }, A_OUT_DST[4] = { 198, 18, 0, 1 };
+static const unsigned char A_IN_SRC[4] = { 198, 19, 1, 2 }, A_IN_DST[4] = { 198, 19, 1, 1 };
+static const unsigned char A6_SRC[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0x41, [15] = 2 };
+static const unsigned char A6_DST[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0x41, [15] = 1 };
+
+static unsigned char pay_byte(int flow, uint32_t pos)
+{
+	return (unsigned char)(pos * 31u + (unsigned)flow * 7u + 0x5au + (pos >> 8));
+}
+
+static void ip4_hdr(unsigned char *h, int ihl, unsigned tot, uint8_t tos, int id, int df, int mf, uint8_t ttl,
+		    int proto, const unsigned char *src, const unsigned char *dst)
+{
+	int hl = ihl < 5 ? 20 : ihl * 4;   /* a bad IHL below 5 still gets a 20-byte header on the wire */
+	memset(h, 0, (size_t)hl);
+	h[0] = (unsigned char)(0x40 | (ihl & 15));
+	h[1] = tos;
+	put16(h + 2, tot);
+	put16(h + 4, (unsigned)id & 0xffff);
+	put16(h + 6, (df ? 0x4000u : 0) | (mf ? 0x2000u : 0));
+	h[8] = ttl;
+	h[9] = (unsigned char)proto;
+	memcpy(h + 12, src, 4);
+	memcpy(h + 16, dst, 4);
+	for (int i = 20; i < hl; i++)
+		h[i] = i == hl - 1 ? 0 : 1;   /* NOPs then EOL */
+	put16(h + 10, csum_fold(csum_add(0, h, (size_t)hl)));
+}
+
+/* Returns the frame length. */
+static int build_frame(const struct sd *d, unsigned char *f)
+{
+	int v6 = d->enc == E_P6 || d->enc == E_SIT;
+	int tun = d->enc == E_IPIP || d->enc == E_SIT;
+	int thl = d->icmp ? 8 : (d->ts ? 32 : 20);
+	int l4 = thl + d->pay;
+	int ihl = d->ihl ? d->ihl : 5;
+	int inner_hl = v6 ? 40 : (ihl < 5 ? 20 : ihl * 4);
+	int layers = tun ? 1 + d->nest : 0;
+	int hdrs = 14 + layers * 20 + inner_hl;
+	unsigned char *p = f + hdrs;
+
+	memcpy(f, g_mac_rx, 6);
+	memcpy(f + 6, g_mac_tx, 6);
+	put16(f + 12, v6 && !tun ? ETH_P_IPV6 : ETH_P_IP);
+
+	/* L4 first: its checksum covers the payload */
+	if (d->icmp) {
+		memset(p, 0, 8);
+		p[0] = v6 ? 128 : 8;
+		put16(p + 4, 0x7467);
+		put16(p + 6, (unsigned)d->idx);
+	} else {
+		memset(p, 0, (size_t)thl);
+		put16(p, (unsigned)(SPORT0 + d->flow));
+		put16(p + 2, DPORT);
+		put32(p + 4, d->seq);
+		put32(p + 8, d->ack);
+		p[12] = (unsigned char)((d->doff ? d->doff : thl / 4) << 4);
+		p[13] = (unsigned char)d->tflags;
+		put16(p + 14, d->win);
+		if (d->ts) {
+			p[20] = 1; p[21] = 1; p[22] = 8; p[23] = 10;
+			put32(p + 24, d->tsval);
+			put32(p + 28, 0x01020304);
+		}
+	}
+	for (int i = 0; i < d->pay; i++)
+		p[thl + i] = pay_byte(d->flow, d->seq + (uint32_t)i);
+	uint32_t s;
+	int l4proto = d->icmp ? (v6 ? 58 : 1) : 6;
+	if (v6) {
+		unsigned char ph[8] = { 0 };
+		put32(ph, (uint32_t)l4);
+		ph[7] = (unsigned char)l4proto;
+		s = csum_add(csum_add(csum_add(0, A6_SRC, 16), A6_DST, 16), ph, 8);
+	} else if (d->icmp) {
+		s = 0;   /* ICMPv4 has no pseudo header */
+	} else {
+		unsigned char ph[4] = { 0, 6, 0, 0 };
+		put16(ph + 2, (unsigned)l4);
+		s = csum_add(csum_add(csum_add(0, tun ? A_IN_SRC : A_IN_SRC, 4), A_IN_DST, 4), ph, 4);
+	}
+	uint16_t c = csum_fold(csum_add(s, p, (size_t)l4));
+	if (d->badcsum)
+		c ^= 0x1234;
+	put16(p + (d->icmp ? 2 : 16), c);
+
+	/* inner (or only) network header */
+	unsigned char *nh = p - inner_hl;
+	if (v6) {
+		put32(nh, 0x60000000u | (uint32_t)d->tos << 20 | (d->flowlabel & 0xfffff));
+		put16(nh + 4, (unsigned)l4);
+		nh[6] = (unsigned char)l4proto;
+		nh[7] = d->ttl;
+		memcpy(nh + 8, A6_SRC, 16);
+		memcpy(nh + 24, A6_DST, 16);
+	} else {
+		ip4_hdr(nh, ihl, (unsigned)(inner_hl + l4), d->tos, d->id, d->df, d->mf, d->ttl, l4proto, A_IN_SRC,
+			A_IN_DST);
+	}
+	/* tunnel layers, innermost first; the outermost takes the outer fields of the case */
+	unsigned tot = (unsigned)(inner_hl + l4);
+	int proto = v6 ? 41 : 4;
+	for (int l = layers - 1; l >= 0; l--) {
+		unsigned char *oh = f + 14 + l * 20;
+		tot += 20;
+		if (l == 0)
+			ip4_hdr(oh, 5, tot + (unsigned)d->otot_delta, d->otos, d->oid, d->odf, 0, d->ottl, proto,
+				A_OUT_SRC, A_OUT_DST);
+		else
+			ip4_hdr(oh, 5, tot, 0, 0, 1, 0, 64, proto, A_OUT_SRC, A_OUT_DST);
+		proto = 4;
+	}
+	int len = hdrs + l4;
+	if (d->pad) {
+		memset(f + len, 0, (size_t)d->pad);
+		len += d->pad;
+	}
+	if (d->trunc && d->trunc < len)
+		len = d->trunc;
+	return len;
+}
+
+/* ---- trains ---- */
+
+static struct sd *add(struct train *t, int enc, int flow)
+{
+	struct sd *d = &t->s[t->n++];
+	memset(d, 0, sizeof(*d));
+	d->enc = enc;
+	d->flow = flow;
+	d->pay = MSS;
+	d->tflags = 0x10;   /* ACK */
+	d->ack = 0x10000;
+	d->win = 512;
+	d->ttl = 64;
+	d->df = 1;
+	d->id = -1;         /* -1: incrementing, assigned below */
+	d->ottl = 64;
+	d->odf = 1;
+	d->oid = 0;
+	return d;
+}
+
+/* n default segments of one flow */
+static void seg_n(struct train *t, int enc, int n)
+{
+	for (int i = 0; i < n; i++)
+		add(t, enc, 0);
+}
+
+/* sequence numbers, per-flow indices and incrementing IDs */
+static void finalize(struct train *t)
+{
+	uint32_t next[8];
+	int idx[8], ids[8];
+	for (int f = 0; f < 8; f++) {
+		next[f] = 1000000u * (uint32_t)(f + 1);
+		idx[f] = 0;
+		ids[f] = 1000 + 100 * f;
+	}
+	for (int i = 0; i < t->n; i++) {
+		struct sd *d = &t->s[i];
+		int f = d->flow;
+		next[f] += (uint32_t)d->seq_gap;
+		d->seq = next[f];
+		if (!d->junk)
+			d->idx = ++idx[f];
+		if (!d->icmp && !d->junk)
+			next[f] += (uint32_t)d->pay;
+		if (d->id < 0)
+			d->id = ids[f]++;
+	}
+}
+
+/* ---- delivered packet parsing ---- */
+
+struct got {
+	char flows[8][256];
+	int x;
+	int bad;                 /* length, checksum or gso_size inconsistencies */
+	char why[160];
+	int units;               /* sent frames accounted for */
+};
+
+static void note_bad(struct got *g, const char *fmt, const char *what, int v)
+{
+	if (!g->bad++)
+		snprintf(g->why, sizeof(g->why), fmt, what, v);
+}
+
+static int ip4_ok(const unsigned char *h, int hl)
+{
+	return csum_fold(csum_add(0, h, (size_t)hl)) == 0;
+}
+
+/* Maps one received frame (after its virtio_net_hdr) to the train. Returns 0 if not ours. */
+static int account(const struct train *t, const struct virtio_net_hdr *vh, const unsigned char *f, int len,
+		   struct got *g)
+{
+	if (len < 14)
+		return 0;
+	unsigned et = get16(f + 12);
+	const unsigned char *p = f + 14, *end = f + len;
+	int ip4_layers = 0, v6 = 0, proto = -1, junk = 0;
+	uint32_t flowlabel = 0;
+	const unsigned char *l4 = NULL, *l4end = end;
+
+	if (et == ETH_P_IPV6) {
+		if (end - p < 40 || memcmp(p + 8, A6_SRC, 16))
+			return 0;
+		v6 = 1;
+	} else if (et == ETH_P_IP) {
+		if (end - p < 20 || (memcmp(p + 12, A_OUT_SRC, 4) && memcmp(p + 12, A_IN_SRC, 4)))
+			return 0;
+	} else {
+		return 0;
+	}
+	/* walk IPv4 layers (tunnels, nested ones included) down to the transport or an IPv6 header */
+	while (!v6) {
+		if (end - p < 20) { junk = 1; break; }
+		int ihl = (p[0] & 15) * 4;
+		if ((p[0] >> 4) != 4 || ihl < 20 || end - p < ihl) { junk = 1; break; }
+		if (!ip4_ok(p, ihl))
+			note_bad(g, "%s IPv4 header checksum wrong%.0d", "delivered", 0);
+		unsigned tot = get16(p + 2);
+		if ((int)tot < end - p)
+			l4end = p + tot;   /* padding or the trailing part of a frame: not payload */
+		ip4_layers++;
+		proto = p[9];
+		if (get16(p + 6) & 0x1fff && get16(p + 6) & 0x1fff)
+			; /* fragment offset: still parse the header we have */
+		p += ihl;
+		if (proto == 41) { v6 = 1; break; }
+		if (proto != 4)
+			break;
+	}
+	if (!junk && v6) {
+		if (end - p < 40) {
+			junk = 1;
+		} else {
+			flowlabel = get32(p) & 0xfffff;
+			unsigned pl = get16(p + 4);
+			if ((int)(pl + 40) < end - p)
+				l4end = p + 40 + pl;
+			proto = p[6];
+			p += 40;
+		}
+	}
+	if (l4end < end)
+		end = l4end;
+	int sig = v6 ? (ip4_layers ? E_SIT : E_P6) : (ip4_layers > 1 ? E_IPIP : E_P4);
+	uint32_t seq = 0;
+	int pay = 0, icmp_idx = -1;
+	if (!junk) {
+		l4 = p;
+		if (proto == 6) {
+			if (end - l4 < 20 || (l4[12] >> 4) < 5 || end - l4 < (l4[12] >> 4) * 4 || get16(l4 + 2) != DPORT)
+				junk = 1;
+			else {
+				seq = get32(l4 + 4);
+				pay = (int)(end - l4) - (l4[12] >> 4) * 4;
+			}
+		} else if (proto == 1 || proto == 58) {
+			if (end - l4 < 8)
+				junk = 1;
+			else
+				icmp_idx = (int)get16(l4 + 6);
+		} else {
+			junk = 1;
+		}
+	}
+	if (junk) {
+		g->x++;
+		g->units++;
+		return 1;
+	}
+	/* nested tunnels have more IPv4 layers than their encap: match on the frame's own nest depth */
+	int sport = proto == 6 ? (int)get16(l4) : -1;
+	int first = -1, last = -1;
+	uint32_t covered = 0;
+	for (int i = 0; i < t->n; i++) {
+		const struct sd *d = &t->s[i];
+		int want_layers = (d->enc == E_IPIP ? 2 : d->enc == E_SIT ? 1 : d->enc == E_P4 ? 1 : 0) + d->nest;
+		if (d->junk || d->enc != sig || want_layers != ip4_layers || (v6 && d->flowlabel != flowlabel))
+			continue;
+		if (icmp_idx >= 0) {
+			if (d->icmp && d->idx == icmp_idx) { first = last = i; break; }
+			continue;
+		}
+		if (d->icmp || SPORT0 + d->flow != sport)
+			continue;
+		if (first < 0) {
+			/* a pure ACK shares its sequence number with the next data segment */
+			if (d->seq == seq && (pay == 0) == (d->pay == 0)) {
+				first = last = i;
+				covered = (uint32_t)d->pay;
+				if (covered >= (uint32_t)pay)
+					break;
+			}
+		} else if (d->seq == seq + covered && d->pay > 0) {
+			last = i;
+			covered += (uint32_t)d->pay;
+			if (covered >= (uint32_t)pay)
+				break;
+		}
+	}
+	if (first < 0) {
+		note_bad(g, "%s packet matches no sent segment (len %d)", "delivered", pay);
+		g->x++;
+		g->units++;
+		return 1;
+	}
+	const struct sd *d0 = &t->s[first];
+	int nseg = 0;
+	for (int i = first; i <= last; i++)
+		if (t->s[i].flow == d0->flow && t->s[i].enc == d0->enc && !t->s[i].junk && !t->s[i].icmp)
+			nseg++;
+	if (icmp_idx >= 0)
+		nseg = 1;
+	if (proto == 6 && covered != (uint32_t)pay)
+		note_bad(g, "%s payload length %d does not end on a segment", "delivered", pay);
+	for (int i = 0; proto == 6 && i < pay; i++)
+		if (l4[(l4[12] >> 4) * 4 + i] != pay_byte(d0->flow, seq + (uint32_t)i)) {
+			note_bad(g, "%s payload byte %d differs from what was sent", "delivered", i);
+			break;
+		}
+	if (nseg > 1) {
+		/* a GRO packet: the vnet header must describe it */
+		unsigned want_type = v6 ? VIRTIO_NET_HDR_GSO_TCPV6 : VIRTIO_NET_HDR_GSO_TCPV4;
+		if ((vh->gso_type & 0x7f) != want_type)
+			note_bad(g, "%s GRO packet gso_type %d", "delivered", vh->gso_type);
+		if (vh->gso_size != d0->pay)
+			note_bad(g, "%s GRO packet gso_size %d", "delivered", vh->gso_size);
+	}
+	char *fl = g->flows[d0->flow];
+	size_t used = strlen(fl);
+	int a = d0->idx, b = t->s[last].idx;
+	if (icmp_idx >= 0)
+		b = a;
+	snprintf(fl + used, sizeof(g->flows[0]) - used, a == b ? "%s%d" : "%s%d-%d", used ? "," : "", a, b);
+	g->units += nseg;
+	return 1;
+}
+
+static void got_string(const struct got *g, int nflows, char *buf, size_t cap)
+{
+	size_t len = 0;
+	buf[0] = 0;
+	for (int f = 0; f < nflows; f++) {
+		int n = snprintf(buf + len, cap - len, "%s%s%s%s", len ? " " : "", nflows > 1 ? "f" : "",
+				 nflows > 1 ? (const char[]){ (char)('0' + f), ':', 0 } : "",
+				 g->flows[f][0] ? g->flows[f] : "-");
+		if (n < 0 || (size_t)n >= cap - len)
+			return;
+		len += (size_t)n;
+	}
+	if (g->x)
+		snprintf(buf + len, cap - len, "%sx:%d", len ? " " : "", g->x);
+}
+
+/* ---- one train through the wire ---- */
+
+static unsigned g_quiet_ms = 400;
+
+static void drain(void)
+{
+	static unsigned char buf[70000];
+	while (recv(g_rxfd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		;
+}
+
+static int run_train(const struct train *t, char *got, size_t cap, char *why, size_t whycap)
+{
+	static unsigned char frames[MAXSEG][MAXFRAME];
+	static unsigned char rbuf[70000 + sizeof(struct virtio_net_hdr)];
+	struct mmsghdr mm[MAXSEG];
+	struct iovec iov[MAXSEG];
+	struct sockaddr_ll to = { .sll_family = AF_PACKET, .sll_ifindex = g_tx_ifindex, .sll_halen = 6 };
+	struct got g;
+	int nflows = 0, units = 0;
+
+	memcpy(to.sll_addr, g_mac_rx, 6);
+	memset(&g, 0, sizeof(g));
+	memset(mm, 0, sizeof(mm));
+	for (int i = 0; i < t->n; i++) {
+		iov[i].iov_base = frames[i];
+		iov[i].iov_len = (size_t)build_frame(&t->s[i], frames[i]);
+		mm[i].msg_hdr.msg_iov = &iov[i];
+		mm[i].msg_hdr.msg_iovlen = 1;
+		mm[i].msg_hdr.msg_name = &to;
+		mm[i].msg_hdr.msg_namelen = sizeof(to);
+		if (t->s[i].flow + 1 > nflows)
+			nflows = t->s[i].flow + 1;
+		units++;
+	}
+	drain();
+	/* one syscall for the whole train, so it reaches the receiver within one NAPI cycle as far as we can help */
+	for (int sent = 0; sent < t->n;) {
+		int r = sendmmsg(g_txfd, mm + sent, (unsigned)(t->n - sent), 0);
+		if (r < 0) {
+			snprintf(why, whycap, "sendmmsg: %s", strerror(errno));
+			return -1;
+		}
+		sent += r;
+	}
+	uint64_t last = now_us();
+	while (g.units < units) {
+		struct pollfd p = { .fd = g_rxfd, .events = POLLIN };
+		int r = poll(&p, 1, 50);
+		if (r <= 0) {
+			if (now_us() - last > (uint64_t)g_quiet_ms * 1000u)
+				break;
+			continue;
+		}
+		struct sockaddr_ll from;
+		socklen_t fl = sizeof(from);
+		ssize_t n = recvfrom(g_rxfd, rbuf, sizeof(rbuf), MSG_DONTWAIT, (struct sockaddr *)&from, &fl);
+		if (n < (ssize_t)sizeof(struct virtio_net_hdr))
+			continue;
+		if (from.sll_pkttype != PACKET_HOST)
+			continue;
+		struct virtio_net_hdr vh;
+		memcpy(&vh, rbuf, sizeof(vh));
+		if (account(t, &vh, rbuf + sizeof(vh), (int)(n - (ssize_t)sizeof(vh)), &g))
+			last = now_us();
+	}
+	got_string(&g, nflows, got, cap);
+	if (g.units != units)
+		snprintf(why, whycap, "%d of %d sent frames seen", g.units, units);
+	else if (g.bad)
+		snprintf(why, whycap, "%s", g.why);
+	else
+		why[0] = 0;
+	return 0;
+}
+
+/* ---- the cases ---- */
+
+#define FROM(i, k) ((i) + 1 >= (k))   /* segment i (0-based) is at or after segment k (1-based) */
+
+static void b_data4(struct train *t, int e) { seg_n(t, e, 4); }
+static void b_data8(struct train *t, int e) { seg_n(t, e, 8); }
+static void b_small_end(struct train *t, int e) { seg_n(t, e, 4); t->s[3].pay = 300; }
+static void b_small_first(struct train *t, int e) { seg_n(t, e, 2); t->s[0].pay = 700; }
+static void b_two_acks(struct train *t, int e) { seg_n(t, e, 2); t->s[0].pay = t->s[1].pay = 0; t->s[1].ack += 1400; }
+static void b_pure_ack(struct train *t, int e)
+{
+	seg_n(t, e, 5);
+	t->s[2].pay = 0;
+}
+static void flag_at(struct train *t, int e, int n, int at, unsigned fl)
+{
+	seg_n(t, e, n);
+	t->s[at - 1].tflags |= fl;
+}
+static void b_psh(struct train *t, int e) { flag_at(t, e, 4, 2, 0x08); }
+static void b_syn(struct train *t, int e) { flag_at(t, e, 4, 3, 0x02); }
+static void b_rst(struct train *t, int e) { flag_at(t, e, 4, 3, 0x04); }
+static void b_urg(struct train *t, int e) { flag_at(t, e, 4, 3, 0x20); }
+static void b_fin(struct train *t, int e) { flag_at(t, e, 4, 3, 0x01); }
+static void b_cwr(struct train *t, int e) { flag_at(t, e, 4, 3, 0x80); }
+static void b_badcsum(struct train *t, int e) { seg_n(t, e, 4); t->s[1].badcsum = 1; }
+static void b_seqgap(struct train *t, int e) { seg_n(t, e, 6); t->s[2].seq_gap = MSS; }
+static void b_ts_same(struct train *t, int e)
+{
+	seg_n(t, e, 4);
+	for (int i = 0; i < 4; i++) { t->s[i].ts = 1; t->s[i].tsval = 777; t->s[i].pay = MSS - 12; }
+}
+static void b_ts_change(struct train *t, int e)
+{
+	b_ts_same(t, e);
+	for (int i = 2; i < 4; i++)
+		t->s[i].tsval = 778;
+}
+static void b_ack_change(struct train *t, int e) { seg_n(t, e, 4); for (int i = 2; i < 4; i++) t->s[i].ack += 100; }
+static void b_win_change(struct train *t, int e) { seg_n(t, e, 4); for (int i = 2; i < 4; i++) t->s[i].win = 600; }
+static void b_larger(struct train *t, int e) { seg_n(t, e, 6); t->s[2].pay = MSS + 40; }
+static void b_smaller(struct train *t, int e) { seg_n(t, e, 6); t->s[2].pay = 700; }
+static void b_ttl(struct train *t, int e) { seg_n(t, e, 6); for (int i = 0; i < 6; i++) if (FROM(i, 3)) t->s[i].ttl = 63; }
+static void b_tos(struct train *t, int e) { seg_n(t, e, 6); for (int i = 0; i < 6; i++) if (FROM(i, 4)) t->s[i].tos = 0x10; }
+static void b_ecn(struct train *t, int e) { seg_n(t, e, 6); for (int i = 0; i < 6; i++) if (FROM(i, 4)) t->s[i].tos = 0x03; }
+static void b_df(struct train *t, int e) { seg_n(t, e, 4); for (int i = 1; i < 4; i++) t->s[i].df = 0; }
+static void ids(struct train *t, int e, int df, const int *v, int n)
+{
+	seg_n(t, e, n);
+	for (int i = 0; i < n; i++) { t->s[i].df = df; t->s[i].id = v[i]; }
+}
+static void b_l05(struct train *t, int e) { ids(t, e, 0, (const int[]){ 100, 101, 102, 103 }, 4); }
+static void b_l06(struct train *t, int e) { ids(t, e, 0, (const int[]){ 100, 101, 103, 104 }, 4); }
+static void b_l07(struct train *t, int e) { ids(t, e, 1, (const int[]){ 5, 5, 5, 5 }, 4); }
+static void b_l08(struct train *t, int e) { ids(t, e, 1, (const int[]){ 5, 5, 6 }, 3); }
+static void b_l09(struct train *t, int e) { ids(t, e, 1, (const int[]){ 5, 6, 6 }, 3); }
+static void b_l12(struct train *t, int e) { ids(t, e, 0, (const int[]){ 9, 9, 9, 9 }, 4); }
+static void b_ihl6(struct train *t, int e) { seg_n(t, e, 4); for (int i = 0; i < 4; i++) t->s[i].ihl = 6; }
+static void b_frag(struct train *t, int e) { seg_n(t, e, 4); t->s[1].mf = 1; }
+static void b_hlim(struct train *t, int e) { seg_n(t, e, 4); for (int i = 1; i < 4; i++) t->s[i].ttl = 63; }
+static void b_tclass(struct train *t, int e) { seg_n(t, e, 4); for (int i = 1; i < 4; i++) t->s[i].tos = 0x20; }
+static void b_flowlabel(struct train *t, int e)
+{
+	for (int i = 0; i < 6; i++) {
+		struct sd *d = add(t, e, i & 1);
+		d->flowlabel = i & 1 ? 0x12345 : 0;
+	}
+}
+static void b_large(struct train *t, int e) { seg_n(t, e, 50); }
+static void b_ottl(struct train *t, int e) { seg_n(t, e, 6); for (int i = 0; i < 6; i++) if (FROM(i, 3)) t->s[i].ottl = 63; }
+static void b_otos(struct train *t, int e) { seg_n(t, e, 6); for (int i = 0; i < 6; i++) if (FROM(i, 4)) t->s[i].otos = 0x02; }
+static void b_t02(struct train *t, int e) { seg_n(t, e, 8); for (int i = 0; i < 8; i++) { t->s[i].odf = 0; t->s[i].oid = 7 + i; } }
+static void b_l10(struct train *t, int e)
+{
+	seg_n(t, e, 3);
+	for (int i = 0; i < 3; i++) { t->s[i].odf = 0; t->s[i].oid = 100 + i; t->s[i].id = 5; }
+}
+static void b_l11(struct train *t, int e)
+{
+	static const int v[3] = { 9, 4711, 3 };
+	seg_n(t, e, 3);
+	for (int i = 0; i < 3; i++)
+		t->s[i].oid = v[i];
+}
+static void b_t04(struct train *t, int e) { for (int i = 0; i < 12; i++) add(t, e, i & 1); }
+static void b_t05(struct train *t, int e)
+{
+	/* the same inner addresses and ports, with and without the tunnel */
+	for (int i = 0; i < 8; i++)
+		add(t, i & 1 ? E_P4 : e, i & 1);
+	for (int i = 0; i < 8; i++)
+		t->s[i].flow = i & 1;
+}
+static void b_ihl4(struct train *t, int e) { seg_n(t, e, 4); for (int i = 0; i < 4; i++) { t->s[i].ihl = 4; t->s[i].junk = 1; } }
+static void b_m02(struct train *t, int e) { seg_n(t, e, 4); t->s[1].otot_delta = 200; }
+static void b_m03(struct train *t, int e) { seg_n(t, e, 4); t->s[3].pay = 100; t->s[3].pad = 20; }
+static void b_doff4(struct train *t, int e)
+{
+	seg_n(t, e, 4);
+	struct sd *j = add(t, e, 0);
+	*j = t->s[1];
+	j->doff = 4;
+	j->junk = 1;
+	/* the junk frame goes between segments 1 and 2 and carries segment 2's bytes */
+	struct sd tmp = t->s[4];
+	memmove(&t->s[2], &t->s[1], 3 * sizeof(tmp));
+	t->s[1] = tmp;
+}
+static void b_doff15(struct train *t, int e)
+{
+	b_doff4(t, e);
+	t->s[1].doff = 15;
+	t->s[1].pay = 20;
+}
+static void b_nest1(struct train *t, int e) { seg_n(t, e, 4); for (int i = 0; i < 4; i++) t->s[i].nest = 1; }
+static void b_nest15(struct train *t, int e)
+{
+	seg_n(t, e, 4);
+	for (int i = 0; i < 4; i++) { t->s[i].nest = 15; t->s[i].pay = 800; }
+}
+static void b_m07(struct train *t, int e)
+{
+	seg_n(t, e, 4);
+	struct sd *j = add(t, e, 0);
+	j->junk = 1;
+	j->trunc = 14 + 20 + 10;
+	j->otot_delta = 0;
+	struct sd tmp = *j;
+	memmove(&t->s[3], &t->s[2], 2 * sizeof(tmp));
+	t->s[2] = tmp;
+}
+static void b_m08(struct train *t, int e)
+{
+	for (int i = 0; i < 7; i++) {
+		struct sd *d = add(t, e, i & 1);
+		if (i & 1) { d->icmp = 1; d->pay = 56; }
+	}
+}
+
+#define B4 (1u << E_P4)
+#define B6 (1u << E_P6)
+#define BI (1u << E_IPIP)
+#define BS (1u << E_SIT)
+#define BALL (B4 | B6 | BI | BS)
+#define BV4 (B4 | BI)     /* an IPv4 innermost header */
+#define BV6 (B6 | BS)
+#define BTUN (BI | BS)
+
+static const struct ccase g_cases[] = {
+	/* selftest-style categories, every encap */
+	{ "data_same", BALL, b_data4, { "1-4" }, { 0 } },
+	{ "data_small_end", BALL, b_small_end, { "1-4" }, { 0 } },
+	{ "data_small_first", BALL, b_small_first, { "1,2" }, { 0 } },
+	{ "ack_pure2", BALL, b_two_acks, { "1,2" }, { 0 } },
+	{ "ack_P04", BALL, b_pure_ack, { "1-2,3,4-5" }, { 0 } },
+	{ "flags_psh_P01", BALL, b_psh, { "1-2,3-4" }, { 0 } },
+	{ "flags_syn_P02", BALL, b_syn, { "1-2,3,4" }, { 0 } },
+	{ "flags_rst_P02", BALL, b_rst, { "1-2,3,4" }, { 0 } },
+	{ "flags_urg_P02", BALL, b_urg, { "1-2,3,4" }, { 0 } },
+	{ "flags_fin", BALL, b_fin, { "1-3,4" }, { 0 } },
+	{ "flags_cwr_P03", BALL, b_cwr, { "1-2,3-4" }, { 0 } },
+	{ "tcp_csum_P12", BALL, b_badcsum, { "2,1,3-4" }, { 0 } },
+	{ "tcp_seq_P08", BALL, b_seqgap, { "1-2,3-6" }, { 0 } },
+	{ "tcp_ts_same_P07", BALL, b_ts_same, { "1-4" }, { 0 } },
+	{ "tcp_ts_change_P07", BALL, b_ts_change, { "1-2,3-4" }, { 0 } },
+	{ "tcp_ack_P05", BALL, b_ack_change, { "1-2,3-4" }, { 0 } },
+	{ "tcp_win_P06", BALL, b_win_change, { "1-2,3-4" }, { 0 } },
+	{ "tcp_larger_P09", BALL, b_larger, { "1-2,3-4,5-6" }, { 0 } },
+	{ "tcp_smaller_P10", BALL, b_smaller, { "1-3,4-6" }, { 0 } },
+	{ "ip_ttl_L01", BALL, b_ttl, { "1-2,3-6" }, { 0 } },
+	{ "ip_tos_L03", BALL, b_tos, { "1-3,4-6" }, { 0 } },
+	{ "ip_ecn_L03", BALL, b_ecn, { "1-3,4-6" }, { 0 } },
+	{ "ip_df_L04", BV4, b_df, { "1,2-4" }, { 0 } },
+	{ "ip_id_inc_L05", BV4, b_l05, { "1-4" }, { 0 } },
+	{ "ip_id_gap_L06", BV4, b_l06, { "1-2,3-4" }, { 0 } },
+	{ "ip_id_fixed_L07", BV4, b_l07, { "1-4" }, { 0 } },
+	{ "ip_id_55 6_L08", 0, b_l08, { 0 }, { 0 } },   /* placeholder, replaced below */
+	{ "ip_id_fixed_then_inc_L08", BV4, b_l08, { "1-2,3" }, { 0 } },
+	{ "ip_id_inc_then_fixed_L09", BV4, b_l09, { "1-2,3" }, { 0 } },
+	/* L12: 6.18 merges a fixed ID with DF 0; plain IPv4 is the kernel's own GRO in both engines */
+	{ "ip_id_fixed_df0_L12", BV4, b_l12, { "1,2,3,4" }, { [E_IPIP] = "1-4" } },
+	{ "ip_options_M01", BV4, b_ihl6, { "1,2,3,4" }, { 0 } },
+	{ "ip_frag_M05", BV4, b_frag, { "2,1,3-4" }, { 0 } },
+	{ "ip6_hlim_L13", BV6, b_hlim, { "1,2-4" }, { 0 } },
+	{ "ip6_tclass_L13", BV6, b_tclass, { "1,2-4" }, { 0 } },
+	{ "ip6_flowlabel_L14", BV6, b_flowlabel, { "f0:1-3 f1:1-3" }, { 0 } },
+	{ "large_P11", BALL, b_large, { "1-46,47-50" }, { 0 } },
+	/* tunnel-specific */
+	{ "T01_ipip8", BI, b_data8, { "1-8" }, { 0 } },
+	{ "T02_outer_df0_inc", BS | BI, b_t02, { "1-8" }, { 0 } },
+	{ "T03_sit_fixed", BS, b_data8, { "1-8" }, { 0 } },
+	{ "T04_two_flows", BTUN, b_t04, { "f0:1-6 f1:1-6" }, { 0 } },
+	{ "T05_tunnel_vs_plain", BTUN, b_t05, { "f0:1-4 f1:1-4" }, { 0 } },
+	{ "L02_outer_ttl", BTUN, b_ottl, { "1-2,3-6" }, { 0 } },
+	{ "L03_outer_tos", BTUN, b_otos, { "1-3,4-6" }, { 0 } },
+	/* L10: 6.12 keeps one fixed-ID bit for both layers (2 then 1); SIT's inner IPv6 has no ID */
+	{ "L10_outer_inc_inner_fixed", BTUN, b_l10, { [E_IPIP] = "1-2,3", [E_SIT] = "1-3" },
+	  { [E_IPIP] = "1-3", [E_SIT] = "1-3" } },
+	/* L11: 6.12 ignores the outer ID with DF 1 */
+	{ "L11_outer_df1_random_id", BTUN, b_l11, { "1-3" }, { [E_IPIP] = "1,2,3", [E_SIT] = "1,2,3" } },
+	{ "M01_inner_ihl4", BI, b_ihl4, { "x:4" }, { 0 } },
+	{ "M02_outer_totlen_long", BTUN, b_m02, { "2,1,3-4" }, { 0 } },
+	{ "M03_padding", BALL, b_m03, { "1-3,4" }, { 0 } },
+	{ "M04_doff4", BALL, b_doff4, { "1,2-4 x:1" }, { 0 } },
+	{ "M04_doff_past_end", BALL, b_doff15, { "1,2-4 x:1" }, { 0 } },
+	{ "M06_ipip_in_ipip", BTUN, b_nest1, { "1,2,3,4" }, { 0 } },
+	{ "M06_16_layers", BTUN, b_nest15, { "1,2,3,4" }, { 0 } },
+	{ "M07_truncated_inner", BTUN, b_m07, { "1-4 x:1" }, { 0 } },
+	{ "M08_icmp_inside", BTUN, b_m08, { "f0:1-4 f1:1,2,3" }, { 0 } },
+};
+
+/* ---- set-up and the run ---- */
+
+static int read_mac6(const char *path, unsigned char mac[6])
+{
+	char buf[64];
+	unsigned m[6];
+	if (read_file(path, buf, sizeof(buf)) ||
+	    sscanf(buf, "%x:%x:%x:%x:%x:%x", &m[0], &m[1], &m[2], &m[3], &m[4], &m[5]) != 6)
+		return -1;
+	for (int i = 0; i < 6; i++)
+		mac[i] = (unsigned char)m[i];
+	return 0;
+}
+
+static int conform_setup(void)
+{
+	int rc;
+	if (read_mac6("/sys/class/net/eth0/address", g_mac_rx)) {
+		fail("conform: read eth0 MAC");
+		return -1;
+	}
+	/* the train is seen in one NAPI cycle: keep GRO packets over poll ends for 2 ms, irqs deferred */
+	if ((rc = write_file("/sys/class/net/eth0/gro_flush_timeout", "2000000")) ||
+	    (rc = write_file("/sys/class/net/eth0/napi_defer_hard_irqs", "20"))) {
+		fail("conform: eth0 gro_flush_timeout/napi_defer_hard_irqs: %s", strerror(-rc));
+		return -1;
+	}
+	g_rxfd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(ETH_P_ALL));
+	int one = 1, big = 4 << 20;
+	if (g_rxfd < 0 || setsockopt(g_rxfd, SOL_PACKET, PACKET_VNET_HDR, &one, sizeof(one)) < 0) {
+		fail("conform: receiver packet socket / PACKET_VNET_HDR: %s", strerror(errno));
+		return -1;
+	}
+	setsockopt(g_rxfd, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL),
+				   .sll_ifindex = (int)if_nametoindex("eth0") };
+	if (bind(g_rxfd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
+		fail("conform: bind receiver packet socket to eth0: %s", strerror(errno));
+		return -1;
+	}
+	/* the sender socket is created in the sender namespace and stays bound to its eth1 */
+	if ((rc = enter_ns(g_sender_ns))) {
+		fail("conform: setns sender: %s", strerror(-rc));
+		return -1;
+	}
+	int mac_ok = read_mac6("/sys/class/net/eth1/address", g_mac_tx) == 0;
+	g_tx_ifindex = (int)if_nametoindex("eth1");
+	g_txfd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);   /* protocol 0: send only */
+	int e = errno;
+	if ((rc = enter_ns(g_init_ns))) {
+		fail("conform: setns back: %s", strerror(-rc));
+		return -1;
+	}
+	if (g_txfd < 0 || !g_tx_ifindex) {
+		fail("conform: sender packet socket on eth1: %s", strerror(e));
+		return -1;
+	}
+	if (!mac_ok) {
+		/* sysfs shows the initial namespace's devices: take eth1's MAC from the socket's interface */
+		struct ifreq ifr;
+		memset(&ifr, 0, sizeof(ifr));
+		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "eth1");
+		if (ioctl(g_txfd, SIOCGIFHWADDR, &ifr) < 0) {
+			fail("conform: eth1 MAC: %s", strerror(errno));
+			return -1;
+		}
+		memcpy(g_mac_tx, ifr.ifr_hwaddr.sa_data, 6);
+	}
+	return 0;
+}
+
+struct tally {
+	int pass, fail, retries;
+};
+
+static void run_engine(const char *engine, int tungro, struct tally *tl, int *lines)
+{
+	for (size_t c = 0; c < sizeof(g_cases) / sizeof(g_cases[0]); c++) {
+		const struct ccase *k = &g_cases[c];
+		for (int e = 0; e < N_ENC; e++) {
+			if (!(k->encs & (1u << e)))
+				continue;
+			const char *want = k->want_kernel[e] ? k->want_kernel[e] : k->want_kernel[0];
+			if (tungro && k->want_tungro[e])
+				want = k->want_tungro[e];
+			struct train t;
+			memset(&t, 0, sizeof(t));
+			k->build(&t, e);
+			finalize(&t);
+			char got[512], why[200] = "";
+			int tries = 0, ok = 0;
+			for (; tries < 4 && !ok; tries++) {
+				if (run_train(&t, got, sizeof(got), why, sizeof(why))) {
+					snprintf(got, sizeof(got), "error");
+					break;
+				}
+				ok = !strcmp(got, want) && !why[0];
+			}
+			int retries = tries - 1;
+			tl->retries += retries;
+			if (ok)
+				tl->pass++;
+			else
+				tl->fail++;
+			(*lines)++;
+			out("CONFORM arch=%s case=%s/%s engine=%s result=%s retries=%d got=%s want=%s%s%s", uname_machine(),
+			    k->id, enc_name[e], engine, ok ? "pass" : "FAIL", retries < 0 ? 0 : retries, got, want,
+			    why[0] ? " note=" : "", why);
+			if (!ok)
+				fail("conform %s/%s engine=%s: got %s want %s%s%s", k->id, enc_name[e], engine, got, want,
+				     why[0] ? ": " : "", why);
+		}
+	}
+}
+
+void conform(void)
+{
+	struct tally tl[2];
+	int lines = 0, rc;
+	memset(tl, 0, sizeof(tl));
+	if (conform_setup())
+		return;
+	if (mod_loaded())
+		die("conform: tungro loaded before the kernel engine run");
+	uint64_t t0 = now_us();
+	run_engine("kernel", 0, &tl[0], &lines);
+	uint64_t t1 = now_us();
+	int have_tungro = mod_present();
+	if (!have_tungro) {
+		out("# %s not in the initramfs: engine=tungro skipped", MODULE_PATH);
+	} else if ((rc = mod_load())) {
+		fail("conform: insmod %s: %s", MODULE_PATH, strerror(-rc));
+		have_tungro = 0;
+	} else {
+		run_engine("tungro", 1, &tl[1], &lines);
+		if ((rc = mod_unload()))
+			fail("conform: rmmod tungro: %s", strerror(-rc));
+	}
+	uint64_t t2 = now_us();
+	out("%s", "");
+	out("%-8s %-7s %6s %6s %8s %8s", "arch", "engine", "pass", "FAIL", "retries", "seconds");
+	out("%-8s %-7s %6d %6d %8d %8.1f", uname_machine(), "kernel", tl[0].pass, tl[0].fail, tl[0].retries,
+	    (double)(t1 - t0) / 1e6);
+	if (have_tungro)
+		out("%-8s %-7s %6d %6d %8d %8.1f", uname_machine(), "tungro", tl[1].pass, tl[1].fail, tl[1].retries,
+		    (double)(t2 - t1) / 1e6);
+}

@@ -261,7 +261,13 @@ static struct sk_buff *tgk_skb(struct kunit *test, const u8 *frame, unsigned int
 	}
 	skb->dev = tgk->dev;
 	skb->protocol = eth_type_trans(skb, tgk->dev);
-	skb->ip_summed = CHECKSUM_NONE;	/* no device checksum help: GRO validates in software */
+	if (o->csum_complete) {
+		/* As a NIC reports it: the one's-complement sum of everything after the Ethernet header. */
+		skb->ip_summed = CHECKSUM_COMPLETE;
+		skb->csum = csum_partial(frame, len, 0);
+	} else {
+		skb->ip_summed = CHECKSUM_NONE;	/* no device checksum help: GRO validates in software */
+	}
 	return skb;
 }
 

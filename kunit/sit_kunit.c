@@ -56,7 +56,30 @@ static void tungro_sit_l14_flow_label_separates_flows(struct kunit *test)
 	TGK_CASE(test, mixed, 8, 4, 4);
 }
 
+/* With CHECKSUM_COMPLETE the pulled inner IPv6 header must leave the running sum, or no segment validates. */
+static void tungro_sit_checksum_complete_merges(struct kunit *test)
+{
+	struct tgk_result *res = kunit_kzalloc(test, sizeof(*res), GFP_KERNEL);
+	struct tgk_opts o = { .csum_complete = true };
+	struct tgk_seg first, *s = tgk_segs(test, 8);
+
+	KUNIT_ASSERT_NOT_NULL(test, res);
+	tgk_default(&first, TGK_SIT);
+	tgk_train(s, 8, &first, 0);
+	tgk_run(test, s, 8, &o, res);
+	TGK_EXPECT(test, res, 8);
+	tgk_default(&first, TGK_IPIP);
+	tgk_train(s, 8, &first, 0);
+	tgk_run(test, s, 8, &o, res);
+	TGK_EXPECT(test, res, 8);
+	/* and a bad checksum is still caught with device help */
+	s[3].bad_csum = true;
+	tgk_run(test, s, 8, &o, res);
+	TGK_EXPECT(test, res, 3, 1, 4);
+}
+
 static struct kunit_case tungro_sit_cases[] = {
+	KUNIT_CASE(tungro_sit_checksum_complete_merges),
 	KUNIT_CASE(tungro_sit_t02_outer_ids_increment_df_clear),
 	KUNIT_CASE(tungro_sit_t03_outer_df_fixed_id),
 	KUNIT_CASE(tungro_sit_l13_hop_limit_and_traffic_class),

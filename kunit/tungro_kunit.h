@@ -64,6 +64,7 @@ struct tgk_seg {
 struct tgk_opts {
 	bool page_frag;		/* payload in a page fragment instead of the linear area */
 	unsigned int align;	/* network header address mod 4 (0 or 2) */
+	bool csum_complete;	/* device checksum help: CHECKSUM_COMPLETE with skb->csum over the packet */
 	bool inner_ids_free;	/* round trip ignores inner IPv4 IDs: fixed IDs with DF clear come back numbered (L12) */
 };
 

@@ -34,7 +34,7 @@ NPROC := $(shell nproc)
 # KDIR defaults to the cached test kernel; it is resolved (and built if missing) only by targets that need it.
 KDIR_RESOLVE = $(if $(KDIR),$(KDIR),$$($(TOP)/scripts/kernel.sh $(ARCH)))
 
-.PHONY: all module setup kernel host-test guest-demo guest-test demo test cross-check kunit bench clean
+.PHONY: all module setup kernel host-test guest-demo guest-test demo test cross-check kunit bench conform guest-conform clean
 
 all: module
 
@@ -57,10 +57,13 @@ host-test: setup
 	@$(TOP)/scripts/host-test.sh
 
 # Boots the test kernel of ARCH with the guest agent and tungro.ko (built for ARCH in build/ARCH/src).
-guest-demo guest-test: guest-%: setup
-	@$(TOP)/scripts/guest.sh $(ARCH) $* $(if $(filter demo,$*),$(DEMO_MIB),$(TEST_MIB))
+guest-demo guest-test guest-conform: guest-%: setup
+	@$(TOP)/scripts/guest.sh $(ARCH) $* $(if $(filter demo,$*),$(DEMO_MIB),$(if $(filter conform,$*),0,$(TEST_MIB)))
 
 demo: guest-demo
+
+# Wire conformance: crafted trains over the virtio pair, kernel GRO vs tungro, expected outcomes per engine.
+conform: guest-conform
 
 # The 9-arch build matrix, then the negative proof: the 2024 layout mistake must fail the m68k build.
 cross-check: setup
@@ -79,6 +82,9 @@ test: host-test module cross-check
 	@$(TOP)/scripts/kunit.sh x86_64
 	@$(TOP)/scripts/kunit.sh m68k
 	@$(TOP)/scripts/guest.sh x86_64 test $(TEST_MIB)
+	@$(TOP)/scripts/guest.sh m68k test $(TEST_MIB)
+	@$(TOP)/scripts/guest.sh x86_64 conform 0
+	@$(TOP)/scripts/guest.sh m68k conform 0
 	@echo "[tungro] make test: all passed"
 
 clean:

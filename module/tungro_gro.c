@@ -146,6 +146,25 @@ static int tungro_append(struct sk_buff *p, struct sk_buff *skb)
 	return 0;
 }
 
+/* The held packet of @pkt's flow on this GRO list, or NULL; clears same_flow of the held packets it rules out. */
+static struct sk_buff *tungro_find_held(struct list_head *head, const struct tgc_pkt *pkt, const u8 *hdr,
+					unsigned int outer_off)
+{
+	struct sk_buff *p;
+
+	list_for_each_entry(p, head, list) {
+		if (!NAPI_GRO_CB(p)->same_flow)
+			continue;
+		if (skb_headlen(p) < outer_off ||
+		    !tgc_same_flow(pkt, hdr, p->data + outer_off, skb_headlen(p) - outer_off)) {
+			NAPI_GRO_CB(p)->same_flow = 0;
+			continue;
+		}
+		return p;
+	}
+	return NULL;
+}
+
 static bool tungro_tcp_csum_bad(struct sk_buff *skb, u8 inner_version)
 {
 	if (inner_version == 4)
@@ -158,7 +177,7 @@ static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff
 {
 	unsigned int outer_off = NAPI_GRO_CB(skb)->network_offsets[0];
 	unsigned int hdr_len, in = 0, reason;
-	struct sk_buff *p, *match = NULL;
+	struct sk_buff *match = NULL;
 	struct tgc_verdict v;
 	struct tgc_held held;
 	struct tgc_pkt pkt;
@@ -184,8 +203,15 @@ static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff
 		return orig->callbacks.gro_receive(head, skb);
 	}
 	NAPI_GRO_CB(skb)->encap_mark = 1;
-	if (reason)
+	if (reason) {
+		/* Refused because of the outer header (inet_gro_receive already set flush: length, fragment): as the
+		 * kernel's TCP GRO still finds the flow then, its held packet goes up first and the flow keeps its
+		 * order. A segment broken inside (data offset, inner fragment) is left as the kernel leaves it: the
+		 * held packet stays, so junk the stack will drop costs no coalescing. */
+		if (NAPI_GRO_CB(skb)->flush && tgc_flow_of(hdr, hdr_len, encap, &pkt))
+			match = tungro_find_held(head, &pkt, hdr, outer_off);
 		goto pass;
+	}
 
 	/* The kernel's conventions for a parsed tunnel packet: inner network offset, transport header, proto. */
 	NAPI_GRO_CB(skb)->network_offsets[1] = outer_off + pkt.inner_off;
@@ -202,17 +228,7 @@ static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff
 		in |= TGC_IN_CSUM_BAD;
 	skb_gro_pull(skb, pkt.payload_off - pkt.tcp_off);
 
-	list_for_each_entry(p, head, list) {
-		if (!NAPI_GRO_CB(p)->same_flow)
-			continue;
-		if (skb_headlen(p) < outer_off ||
-		    !tgc_same_flow(&pkt, hdr, p->data + outer_off, skb_headlen(p) - outer_off)) {
-			NAPI_GRO_CB(p)->same_flow = 0;
-			continue;
-		}
-		match = p;
-		break;
-	}
+	match = tungro_find_held(head, &pkt, hdr, outer_off);
 
 	if (match && TUNGRO_CB(match)->magic != TUNGRO_CB_MAGIC) {
 		/* Held by the kernel's GRO before tungro was loaded: let it complete, start afresh. */
@@ -260,7 +276,7 @@ pass:
 	tungro_count_reason(reason);
 	this_cpu_inc(tungro_stats.passed);
 	NAPI_GRO_CB(skb)->flush = 1;
-	return NULL;
+	return match;
 }
 
 struct sk_buff *tungro_ipip_gro_receive(struct list_head *head, struct sk_buff *skb)

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Runs the guest agent in QEMU on a tungro test kernel with tungro.ko in its initramfs.
 # usage: scripts/guest.sh ARCH MODE MIB
-#   MODE  demo (kernel GRO vs tungro table) | test (guest checks of make test)
-#   MIB   MiB per TCP stream
+#   MODE  demo (kernel GRO vs tungro table) | test (guest checks of make test) | conform (wire conformance)
+#   MIB   MiB per TCP stream (0: the mode's default)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/scripts/lib.sh"
 [ $# -eq 3 ] || die "usage: scripts/guest.sh ARCH MODE MIB"
 arch=$1 mode=$2 mib=$3
-case "$mode" in demo|test) ;; *) die "unknown mode '$mode' (demo, test)" ;; esac
+case "$mode" in demo|test|conform) ;; *) die "unknown mode '$mode' (demo, test, conform)" ;; esac
 case "$mib" in ''|*[!0-9]*) die "MIB must be a whole number, got '$mib'" ;; esac
 kdir=$("$here/scripts/kernel.sh" "$arch")
 case "$arch" in

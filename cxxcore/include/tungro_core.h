@@ -174,6 +174,16 @@ unsigned int tgc_parse(const tgc_u8 *hdr, tgc_u32 hdr_len, tgc_u32 pkt_len, unsi
 		       struct tgc_pkt *out);
 
 /*
+ * tgc_flow_of - locate the flow of a segment tgc_parse() refused, so the caller can complete that flow's held
+ * packet before passing the segment up. The module does so when the outer header caused the refusal (the kernel's
+ * inet_gro_receive flags it before the tunnel's gro_receive, and the kernel's TCP GRO then still finds the flow).
+ * Needs version, IHL and protocol of each layer sane and the bytes up to the TCP ports inside @hdr_len; no length
+ * field is trusted. Fills @out's layout fields (nlayers, encap, inner_off, tcp_off) for tgc_same_flow() only.
+ * Returns 1 when located, 0 otherwise (fragments with an offset, non-TCP, nested tunnels, IHL < 5, too short).
+ */
+int tgc_flow_of(const tgc_u8 *hdr, tgc_u32 hdr_len, unsigned int encap, struct tgc_pkt *out);
+
+/*
  * tgc_same_flow - whether a parsed segment belongs to a held packet's flow: equal outer and inner addresses and
  * protocols, IPv6 flow label (a different label is a different flow, L14) and TCP ports. Offsets of @pkt are
  * used for both sides: headers of one flow have one layout. Returns 1 or 0; 0 when @held_len is too short.

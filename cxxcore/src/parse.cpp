@@ -129,3 +129,50 @@ extern "C" unsigned int tgc_parse(const u8 *hdr, u32 hdr_len, u32 pkt_len, unsig
 	out->pad = 0;
 	return TGC_R_NONE;
 }
+
+extern "C" int tgc_flow_of(const u8 *hdr, u32 hdr_len, unsigned int encap, tgc_pkt *out)
+{
+	// Walks version/IHL/protocol only: the fields that say where the next header is, never the lengths.
+	auto locate = [&](u32 off, u8 *next, u32 *hlen) -> bool {
+		if (off + ipv6::kLen > hdr_len && !(off + ipv4::kMinLen <= hdr_len && ip_version(hdr + off) == 4))
+			return false;
+		const u8 *nh = hdr + off;
+		if (ip_version(nh) == 4) {
+			const u32 ihl = (nh[0] & 0x0f) * 4u;
+			if (ihl < ipv4::kMinLen || (load16(nh + ipv4::kFragOff) & ipv4::kOffsetMask))
+				return false; // no TCP header in a non-first fragment
+			*next = nh[ipv4::kProto];
+			*hlen = ihl;
+			return true;
+		}
+		if (ip_version(nh) == 6) {
+			*next = nh[ipv6::kNextHdr];
+			*hlen = ipv6::kLen;
+			return true;
+		}
+		return false;
+	};
+	u8 next;
+	u32 hlen, inner_off = 0;
+	if (!locate(0, &next, &hlen))
+		return 0;
+	u8 nlayers = 1;
+	if (encap != TGC_ENCAP_NONE) {
+		if (ip_version(hdr) != 4 || next != encap)
+			return 0;
+		inner_off = hlen;
+		if (!locate(inner_off, &next, &hlen))
+			return 0;
+		nlayers = 2;
+	}
+	if (next != kProtoTCP || inner_off + hlen + 4 > hdr_len)
+		return 0;
+	*out = tgc_pkt{};
+	out->inner_off = static_cast<u16>(inner_off);
+	out->tcp_off = static_cast<u16>(inner_off + hlen);
+	out->payload_off = out->tcp_off;
+	out->encap = static_cast<u8>(encap);
+	out->inner_version = static_cast<u8>(ip_version(hdr + inner_off));
+	out->nlayers = nlayers;
+	return 1;
+}

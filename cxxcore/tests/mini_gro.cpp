@@ -53,6 +53,21 @@ tgc_verdict MiniGro::receive(const std::vector<uint8_t> &frame_in)
 	unsigned r = tgc_parse(view.data(), hdr_len, pkt_len, encap_, &pkt);
 	if (r) {
 		reasons_[r]++;
+		// As the module: a segment refused for its outer header (the kernel's inet_gro_receive flags the outer
+		// length mismatch before the tunnel's gro_receive runs) completes its flow's held packet first.
+		const bool outer_flush = encap_ != TGC_ENCAP_NONE && hdr_len >= 4 &&
+					 static_cast<uint32_t>((hdr[2] << 8) | hdr[3]) != pkt_len;
+		tgc_pkt where{};
+		if (outer_flush && tgc_flow_of(view.data(), hdr_len, encap_, &where)) {
+			for (size_t i = 0; i < held_.size(); i++) {
+				if (tgc_same_flow(&where, view.data(), held_[i].bytes.data(), held_[i].first.payload_off)) {
+					Held h = std::move(held_[i]);
+					held_.erase(held_.begin() + i);
+					complete(h);
+					break;
+				}
+			}
+		}
 		Delivered d;
 		d.segs = 1;
 		d.bytes = frame_in;

@@ -45,6 +45,26 @@ TEST(Malformed, M02_OuterLengthLargerThanTheFrame)
 	EXPECT_EQ(around(s), Counts({1, 2, 2}));
 }
 
+TEST(Malformed, M02_TruncatedSegmentKeepsItsFlowsOrder)
+{
+	// The truncated segment cannot merge, but its flow is found: the held packet goes up first, then it.
+	auto t = train(ipip(), 4);
+	t[1].outer_len_delta = +200;
+	MiniGro g(TGC_ENCAP_IPIP);
+	g.receive_all(build_all(t));
+	g.flush();
+	ASSERT_EQ(g.seg_counts(), Counts({1, 1, 2}));
+	EXPECT_TRUE(g.delivered()[0].parsed);
+	EXPECT_EQ(g.delivered()[1].pass_reason, TGC_R_MALFORMED);
+	for (const Segment &s : {ipip(), sit()}) {
+		auto f = build(s);
+		tgc_pkt p{};
+		ASSERT_EQ(tgc_flow_of(f.data(), TGC_MAX_HDR_BYTES, encap_of(s), &p), 1);
+		EXPECT_EQ(p.tcp_off, s.encap == Encap::SIT ? 60 : 40);
+		EXPECT_EQ(tgc_flow_of(f.data(), p.tcp_off + 3u, encap_of(s), &p), 0) << "ports must be inside the view";
+	}
+}
+
 TEST(Malformed, M03_EthernetPaddingNeverBecomesPayload)
 {
 	Segment s = ipip();

@@ -1,8 +1,8 @@
 /* agent.c - /init of the tungro test initramfs: sets up the guest, runs the demo or test streams, reports.
  *
  * Command line (from /proc/cmdline):
- *   tungro.mode=demo|test   what to run (default demo)
- *   tungro.mib=N            MiB per stream (default 32 for demo, 4 for test)
+ *   tungro.mode=demo|test|kunit|conform   what to run (default demo); conform: crafted frame trains (conform.c)
+ *   tungro.mib=N            MiB per stream (0 or absent: 32 for demo, 4 for test)
  *   tungro.deadline=S       give up S seconds after boot with a failure line (boot.sh sets it below its timeout)
  * Results go to the virtio-serial port named tungro.results and to the console; the last line is
  * "success" or "failure: <reason>".
@@ -55,8 +55,9 @@ static void parse_cmdline(void)
 		} else if (!strncmp(tok, "tungro.mib=", 11)) {
 			char *end;
 			unsigned long v = strtoul(tok + 11, &end, 10);
-			if (*end || v == 0 || v > 4096)
-				die("bad tungro.mib '%s' (1..4096)", tok + 11);
+			/* 0: the mode's default (conform sends no streams, guest.sh passes 0) */
+			if (*end || v > 4096)
+				die("bad tungro.mib '%s' (0..4096)", tok + 11);
 			opt_mib = (unsigned)v;
 		} else if (!strncmp(tok, "tungro.deadline=", 16)) {
 			char *end;
@@ -66,8 +67,9 @@ static void parse_cmdline(void)
 			opt_deadline = (unsigned)v;
 		}
 	}
-	if (strcmp(opt_mode, "demo") && strcmp(opt_mode, "test") && strcmp(opt_mode, "kunit"))
-		die("unknown tungro.mode '%s' (demo, test, kunit)", opt_mode);
+	if (strcmp(opt_mode, "demo") && strcmp(opt_mode, "test") && strcmp(opt_mode, "kunit") &&
+	    strcmp(opt_mode, "conform"))
+		die("unknown tungro.mode '%s' (demo, test, kunit, conform)", opt_mode);
 	if (!opt_mib)
 		opt_mib = !strcmp(opt_mode, "demo") ? 32 : 4;
 }
@@ -363,8 +365,9 @@ int main(void)
 	if (net_setup())
 		finish();
 	out("# network set up in %" PRIu64 " ms", (now_us() - t0) / 1000);
-	warmup();
-	if (!strcmp(opt_mode, "demo"))
+	if (!strcmp(opt_mode, "conform"))
+		conform();   /* no streams: the crafted trains are the traffic */
+	else if (warmup(), !strcmp(opt_mode, "demo"))
 		demo();
 	else
 		test();

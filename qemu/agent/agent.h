@@ -101,4 +101,7 @@ void print_result(const struct run_result *r);
 const char *uname_machine(void);
 const char *uname_release(void);
 
+/* ---- conform.c ---- */
+void conform(void);        /* wire conformance, kernel engine then tungro; records failures */
+
 #endif

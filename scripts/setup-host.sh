@@ -14,6 +14,8 @@ PKGS=(
   g++-riscv64-linux-gnu g++-s390x-linux-gnu g++-mips-linux-gnu
   # host tests of the C++ core
   g++ cmake libgtest-dev libgmock-dev libbenchmark-dev libpcap-dev pkg-config
+  # fuzzing of the core (libFuzzer)
+  clang-14 libclang-rt-14-dev
   # make bench: DPDK's librte_gro as the reference
   libdpdk-dev
 )

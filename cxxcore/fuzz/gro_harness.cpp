@@ -1,0 +1,493 @@
+// libFuzzer harness of tungro's core: arbitrary bytes become a train of segments (format in fuzz_input.hpp) that
+// runs through the core as the module drives it (parse -> same_flow over the held packets -> decide ->
+// merge / hold / pass -> complete at flush or end of poll), on a GRO list of at most 8 held packets (MAX_GRO_SKBS).
+//
+// Every segment and every header view lives in its own heap allocation of exactly the bytes present, so ASan
+// reports any read past them. Invariants (abort on violation):
+//   - no segment lost or duplicated: every segment id is delivered exactly once; count in == count out;
+//   - per-flow order: segments of one flow are delivered in arrival order, and a GRO packet's segments are
+//     consecutive in sequence space, all but the last of gso_size bytes;
+//   - tgc_same_flow agrees with the flow identity (addresses, protocols, flow label, ports) for every held packet;
+//   - tgc_flow_of locates a refused segment's flow inside the view, with tgc_parse's layout when both succeed;
+//   - verdicts are well formed (one action; MERGE and flush_held only with a held packet);
+//   - every completed GRO packet re-parses with tgc_parse to the same flow, first seq and payload length; its IPv4
+//     header checksums are valid, its length is <= 65535, and finishing its CHECKSUM_PARTIAL TCP checksum as a
+//     device would gives a checksum tgc_tcp_csum_ok accepts.
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fuzz_input.hpp"
+#include "tungro_core.h"
+
+#define FUZZ_CHECK(cond, ...)                                                                              \
+	do {                                                                                               \
+		if (!(cond)) {                                                                             \
+			std::fprintf(stderr, "tungro fuzz: invariant violated: %s (%s:%d): ", #cond, __FILE__, \
+				     __LINE__);                                                            \
+			std::fprintf(stderr, __VA_ARGS__);                                                 \
+			std::fputc('\n', stderr);                                                          \
+			std::abort();                                                                      \
+		}                                                                                          \
+	} while (0)
+
+namespace {
+
+constexpr unsigned kMaxHeld = 8;      // MAX_GRO_SKBS
+constexpr unsigned kMaxSegs = 4096;   // bounds one input's work (repeat can multiply records)
+constexpr uint32_t kHdrView = TGC_MAX_HDR_BYTES;
+
+uint16_t ld16(const uint8_t *p) { return static_cast<uint16_t>(p[0] << 8 | p[1]); }
+uint32_t ld32(const uint8_t *p) { return uint32_t(ld16(p)) << 16 | ld16(p + 2); }
+void st16(uint8_t *p, uint16_t v)
+{
+	p[0] = static_cast<uint8_t>(v >> 8);
+	p[1] = static_cast<uint8_t>(v);
+}
+void st32(uint8_t *p, uint32_t v)
+{
+	st16(p, static_cast<uint16_t>(v >> 16));
+	st16(p + 2, static_cast<uint16_t>(v));
+}
+
+// RFC 1071 sum, written independently of the core's so that the two check each other.
+uint32_t sum16(const uint8_t *p, size_t n, uint32_t s = 0)
+{
+	for (size_t i = 0; i + 1 < n; i += 2)
+		s += ld16(p + i);
+	if (n & 1)
+		s += uint32_t(p[n - 1]) << 8;
+	return s;
+}
+uint16_t fold(uint32_t s)
+{
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return static_cast<uint16_t>(s);
+}
+bool ipv4_hdr_ok(const uint8_t *iph) { return fold(sum16(iph, 20)) == 0xffff; }
+
+// Writes a full TCP checksum for the segment described by pkt (used to advance repeated copies).
+void set_tcp_csum(uint8_t *b, const tgc_pkt &pkt)
+{
+	const uint8_t *nh = b + pkt.inner_off;
+	const uint32_t l4 = pkt.payload_off + pkt.payload_len - pkt.tcp_off;
+	uint32_t s = pkt.inner_version == 4 ? sum16(nh + 12, 8) : sum16(nh + 8, 32);
+	s += 6 + (l4 >> 16) + (l4 & 0xffff);
+	st16(b + pkt.tcp_off + 16, 0);
+	st16(b + pkt.tcp_off + 16, static_cast<uint16_t>(~fold(sum16(b + pkt.tcp_off, l4, s))));
+}
+
+// Exactly n bytes on the heap (after align bytes of slack, for NET_IP_ALIGN-like placement): a read at p[n] is an
+// ASan heap-buffer-overflow.
+struct Buf {
+	std::unique_ptr<uint8_t[]> mem;
+	uint8_t *p;
+	uint32_t n;
+	Buf(const uint8_t *src, uint32_t len, unsigned align) : mem(new uint8_t[len + align]), p(mem.get() + align), n(len)
+	{
+		if (len)
+			std::memcpy(p, src, len);
+	}
+};
+
+// Flow identity as tgc_same_flow defines it (its header comment), computed here from the bytes on our own.
+std::string flow_key(const tgc_pkt &pkt, const uint8_t *hdr)
+{
+	std::string k(1, static_cast<char>(pkt.nlayers));
+	auto layer = [&](const uint8_t *nh) {
+		if (nh[0] >> 4 == 4) {
+			k.push_back(static_cast<char>(nh[0]));
+			k.push_back(static_cast<char>(nh[9]));
+			k.append(reinterpret_cast<const char *>(nh + 12), 8);
+		} else {
+			uint8_t w[4];
+			st32(w, ld32(nh) & 0xf00fffffu); // version + flow label, not the traffic class
+			k.append(reinterpret_cast<const char *>(w), 4);
+			k.push_back(static_cast<char>(nh[6]));
+			k.append(reinterpret_cast<const char *>(nh + 8), 32);
+		}
+	};
+	layer(hdr);
+	if (pkt.nlayers == 2)
+		layer(hdr + pkt.inner_off);
+	k.append(reinterpret_cast<const char *>(hdr + pkt.tcp_off), 4);
+	return k;
+}
+
+unsigned pick_encap(uint8_t flags, const uint8_t *p, uint32_t n)
+{
+	switch (flags & fuzzin::kEncapMask) {
+	case fuzzin::kEncapIpip: return TGC_ENCAP_IPIP;
+	case fuzzin::kEncapSit: return TGC_ENCAP_SIT;
+	case fuzzin::kEncapPlain: return TGC_ENCAP_NONE;
+	default:
+		if (n >= 20 && p[0] >> 4 == 4 && (p[9] == TGC_ENCAP_IPIP || p[9] == TGC_ENCAP_SIT))
+			return p[9];
+		return TGC_ENCAP_NONE;
+	}
+}
+
+struct Held {
+	std::unique_ptr<uint8_t[]> view; // first segment's headers, exactly payload_off bytes: all the core may read
+	uint32_t view_len = 0;
+	std::vector<uint8_t> bytes;      // first segment (no padding), then each merged payload
+	tgc_pkt first{};
+	unsigned encap = 0;
+	std::string key;
+	uint32_t payload_len = 0;
+	uint16_t count = 0, gso_size = 0;
+	uint8_t id_state = 0;
+	uint64_t age = 0;
+	std::vector<uint64_t> ids;
+	std::vector<uint32_t> seqs, lens;
+};
+
+class Harness {
+public:
+	explicit Harness(unsigned align) : align_(align) {}
+
+	bool full() const { return segs_in_ >= kMaxSegs; }
+
+	// One segment of n bytes from the outer network header.
+	void receive(const uint8_t *src, uint32_t n, uint8_t flags)
+	{
+		const uint64_t id = segs_in_++;
+		delivered_.push_back(0);
+		Buf frame(src, n, align_);
+		const uint32_t hl = std::min(n, (flags & fuzzin::kShortView) ? fuzzin::kShortViewLen : kHdrView);
+		Buf view(frame.p, hl, align_);
+		const unsigned encap = pick_encap(flags, frame.p, n);
+
+		tgc_pkt pkt;
+		std::memset(&pkt, 0xa5, sizeof(pkt));
+		const unsigned r = tgc_parse(view.p, hl, n, encap, &pkt);
+		FUZZ_CHECK(r < TGC_R_COUNT, "parse reason %u", r);
+		tgc_pkt where;
+		std::memset(&where, 0xa5, sizeof(where));
+		const int located = tgc_flow_of(view.p, hl, encap, &where);
+		if (located)
+			check_located(where, encap, hl, r ? nullptr : &pkt);
+		if (r) {
+			refused(view, n, encap, flags, located ? &where : nullptr, id);
+			return;
+		}
+		check_parsed(pkt, encap, hl, n);
+		const std::string key = flow_key(pkt, view.p);
+
+		unsigned in = 0;
+		if (flags & fuzzin::kUpperFlush)
+			in |= TGC_IN_UPPER_FLUSH;
+		else if ((flags & fuzzin::kCsumCheck) && !tgc_tcp_csum_ok(&pkt, frame.p, n))
+			in |= TGC_IN_CSUM_BAD;
+
+		size_t mi = held_.size();
+		for (size_t i = 0; i < held_.size(); i++) {
+			Held &h = held_[i];
+			const int same = tgc_same_flow(&pkt, view.p, h.view.get(), h.view_len);
+			FUZZ_CHECK(same == (h.key == key), "same_flow %d against held %zu disagrees with flow identity", same,
+				   i);
+			if (same && mi == held_.size())
+				mi = i;
+		}
+		Held *match = mi < held_.size() ? &held_[mi] : nullptr;
+
+		tgc_held th{};
+		if (match) {
+			th.hdr = match->view.get();
+			th.hdr_len = match->view_len;
+			th.total_len = static_cast<uint32_t>(match->bytes.size());
+			th.payload_len = match->payload_len;
+			th.count = match->count;
+			th.gso_size = match->gso_size;
+			th.id_state = match->id_state;
+		}
+		tgc_verdict v;
+		std::memset(&v, 0xa5, sizeof(v));
+		tgc_decide(&pkt, view.p, match ? &th : nullptr, in, &v);
+		if (v.action == TGC_MERGE && (flags & fuzzin::kNoMerge))
+			tgc_decide(&pkt, view.p, &th, in | TGC_IN_NOMERGE, &v);
+		check_verdict(v, pkt, match);
+
+		switch (v.action) {
+		case TGC_MERGE:
+			match->bytes.insert(match->bytes.end(), frame.p + pkt.payload_off,
+					    frame.p + pkt.payload_off + pkt.payload_len);
+			match->payload_len += pkt.payload_len;
+			match->count++;
+			match->id_state = v.id_state;
+			match->ids.push_back(id);
+			match->seqs.push_back(pkt.seq);
+			match->lens.push_back(pkt.payload_len);
+			// The core reads the held flags on the next segment, so both copies get the FIN/PSH bits.
+			match->view[pkt.tcp_off + TGC_TCP_FLAGS_OFF] |= v.held_flags;
+			match->bytes[pkt.tcp_off + TGC_TCP_FLAGS_OFF] |= v.held_flags;
+			if (v.flush_held)
+				complete_at(mi);
+			break;
+		case TGC_HOLD:
+			if (v.flush_held)
+				complete_at(mi);
+			if (held_.size() >= kMaxHeld) {
+				size_t oldest = 0;
+				for (size_t i = 1; i < held_.size(); i++)
+					if (held_[i].age < held_[oldest].age)
+						oldest = i;
+				complete_at(oldest);
+			}
+			hold(frame, pkt, encap, key, id);
+			break;
+		default:
+			if (v.flush_held)
+				complete_at(mi);
+			deliver({id}, &key);
+			break;
+		}
+		if (flags & fuzzin::kEndPoll)
+			end_poll();
+	}
+
+	// End of a NAPI poll (napi_gro_flush): held packets complete, oldest first.
+	void end_poll()
+	{
+		while (!held_.empty()) {
+			size_t oldest = 0;
+			for (size_t i = 1; i < held_.size(); i++)
+				if (held_[i].age < held_[oldest].age)
+					oldest = i;
+			complete_at(oldest);
+		}
+	}
+
+	void finish()
+	{
+		end_poll();
+		FUZZ_CHECK(segs_out_ == segs_in_, "segments in %llu, out %llu", (unsigned long long)segs_in_,
+			   (unsigned long long)segs_out_);
+		for (size_t i = 0; i < delivered_.size(); i++)
+			FUZZ_CHECK(delivered_[i] == 1, "segment %zu delivered %u times", i, delivered_[i]);
+	}
+
+private:
+	// A segment tgc_parse refused. As the module: when the outer header caused it (the kernel's inet_gro_receive
+	// has set flush: upper flush, or outer length != bytes present), tgc_flow_of locates the flow and its held
+	// packet goes up first, keeping the flow's order; otherwise the held packet stays and only counts matter.
+	void refused(const Buf &view, uint32_t n, unsigned encap, uint8_t flags, const tgc_pkt *where, uint64_t id)
+	{
+		const bool outer_flush = (flags & fuzzin::kUpperFlush) ||
+					 (encap != TGC_ENCAP_NONE && view.n >= 4 && ld16(view.p + 2) != n);
+		if (!outer_flush || !where) {
+			deliver({id}, nullptr);
+			return;
+		}
+		const std::string key = flow_key(*where, view.p);
+		size_t mi = held_.size();
+		for (size_t i = 0; i < held_.size(); i++) {
+			const int same = tgc_same_flow(where, view.p, held_[i].view.get(), held_[i].view_len);
+			FUZZ_CHECK(same == (held_[i].key == key), "same_flow %d (located flow) disagrees with identity", same);
+			if (same && mi == held_.size())
+				mi = i;
+		}
+		if (mi < held_.size())
+			complete_at(mi);
+		deliver({id}, &key);
+	}
+
+	// tgc_flow_of's layout stays inside the view and, for a segment tgc_parse accepted, equals tgc_parse's.
+	void check_located(const tgc_pkt &w, unsigned encap, uint32_t hl, const tgc_pkt *parsed)
+	{
+		FUZZ_CHECK(w.encap == encap && w.nlayers == (encap ? 2 : 1) && w.tcp_off + 4u <= hl &&
+				   w.inner_off < w.tcp_off && (w.inner_version == 4 || w.inner_version == 6),
+			   "flow_of layout encap %u nlayers %u inner_off %u tcp_off %u view %u", w.encap, w.nlayers,
+			   w.inner_off, w.tcp_off, hl);
+		if (parsed)
+			FUZZ_CHECK(w.inner_off == parsed->inner_off && w.tcp_off == parsed->tcp_off &&
+					   w.inner_version == parsed->inner_version,
+				   "flow_of %u/%u differs from parse %u/%u", w.inner_off, w.tcp_off, parsed->inner_off,
+				   parsed->tcp_off);
+	}
+
+	void check_parsed(const tgc_pkt &p, unsigned encap, uint32_t hl, uint32_t n)
+	{
+		FUZZ_CHECK(p.encap == encap && p.nlayers == (encap ? 2 : 1), "encap %u nlayers %u", p.encap, p.nlayers);
+		FUZZ_CHECK(p.inner_version == 4 || p.inner_version == 6, "inner version %u", p.inner_version);
+		FUZZ_CHECK(encap ? p.inner_off >= 20 : p.inner_off == 0, "inner_off %u", p.inner_off);
+		FUZZ_CHECK(p.inner_off < p.tcp_off && p.tcp_off + 20u <= p.payload_off && p.payload_off <= hl,
+			   "offsets %u/%u/%u, view %u", p.inner_off, p.tcp_off, p.payload_off, hl);
+		FUZZ_CHECK(uint64_t(p.payload_off) + p.payload_len <= n, "payload %u+%u past %u", p.payload_off,
+			   p.payload_len, n);
+		FUZZ_CHECK(p.padded == (p.payload_off + p.payload_len < n), "padded %u, %u+%u of %u", p.padded,
+			   p.payload_off, p.payload_len, n);
+	}
+
+	void check_verdict(const tgc_verdict &v, const tgc_pkt &pkt, const Held *match)
+	{
+		FUZZ_CHECK(v.action >= TGC_MERGE && v.action <= TGC_PASS, "action %u", v.action);
+		FUZZ_CHECK(v.reason < TGC_R_COUNT, "reason %u", v.reason);
+		FUZZ_CHECK(match || (v.action != TGC_MERGE && !v.flush_held), "action %u flush %u without a held packet",
+			   v.action, v.flush_held);
+		FUZZ_CHECK(!match || v.action == TGC_MERGE || v.flush_held, "held packet of the flow left behind");
+		if (v.action != TGC_MERGE)
+			return;
+		FUZZ_CHECK(v.reason == TGC_R_NONE || v.reason == TGC_R_END || v.reason == TGC_R_SHORT,
+			   "merge with reason %s", tgc_reason_name(v.reason));
+		FUZZ_CHECK(!pkt.padded && pkt.payload_len > 0 && pkt.payload_len <= match->gso_size,
+			   "merged %u bytes (padded %u) into gso_size %u", pkt.payload_len, pkt.padded, match->gso_size);
+		FUZZ_CHECK(match->seqs[0] + match->payload_len == pkt.seq, "merged seq %u is not next", pkt.seq);
+		FUZZ_CHECK(match->bytes.size() + pkt.payload_len < TGC_MAX_GRO_BYTES, "aggregate %zu+%u",
+			   match->bytes.size(), pkt.payload_len);
+		FUZZ_CHECK((v.held_flags & ~0x09u) == 0, "held_flags %#x", v.held_flags);
+	}
+
+	void hold(const Buf &frame, const tgc_pkt &pkt, unsigned encap, const std::string &key, uint64_t id)
+	{
+		Held h;
+		h.view_len = pkt.payload_off;
+		h.view.reset(new uint8_t[h.view_len]);
+		std::memcpy(h.view.get(), frame.p, h.view_len);
+		h.bytes.assign(frame.p, frame.p + pkt.payload_off + pkt.payload_len); // never the padding
+		h.first = pkt;
+		h.encap = encap;
+		h.key = key;
+		h.payload_len = pkt.payload_len;
+		h.count = 1;
+		h.gso_size = static_cast<uint16_t>(pkt.payload_len);
+		h.age = clock_++;
+		h.ids.push_back(id);
+		h.seqs.push_back(pkt.seq);
+		h.lens.push_back(pkt.payload_len);
+		held_.insert(held_.begin(), std::move(h));
+	}
+
+	void complete_at(size_t i)
+	{
+		Held h = std::move(held_[i]);
+		held_.erase(held_.begin() + static_cast<long>(i));
+		complete(h);
+	}
+
+	// gro_complete as inet_gro_complete + the tunnel's gro_complete do it, then the checks on the result.
+	void complete(Held &h)
+	{
+		const tgc_pkt &f = h.first;
+		const uint32_t n = static_cast<uint32_t>(h.bytes.size());
+		for (size_t i = 0; i + 1 < h.lens.size(); i++) {
+			FUZZ_CHECK(h.seqs[i] + h.lens[i] == h.seqs[i + 1], "segment %zu of %u not consecutive", i, h.count);
+			FUZZ_CHECK(h.lens[i] == h.gso_size, "segment %zu of %u: %u bytes, gso_size %u", i, h.count, h.lens[i],
+				   h.gso_size);
+		}
+		if (h.count > 1) {
+			FUZZ_CHECK(n <= 0xffff || (f.nlayers == 1 && f.inner_version == 6 && n - 40 <= 0xffff),
+				   "GRO packet of %u bytes", n);
+			if (f.nlayers == 2)
+				tgc_fix_ipv4(h.bytes.data(), static_cast<uint16_t>(n));
+			tgc_completion c;
+			const int rc = tgc_complete(h.bytes.data() + f.inner_off, f.payload_off - f.inner_off, n - f.inner_off,
+						    h.id_state, f.nlayers - 1u, &c);
+			FUZZ_CHECK(rc == 0, "tgc_complete failed on a held packet of %u segments", h.count);
+			FUZZ_CHECK(c.tcp_off == f.tcp_off - f.inner_off && c.csum_offset == 16 &&
+					   c.tcpv6 == (f.inner_version == 6),
+				   "completion tcp_off %u csum_offset %u tcpv6 %u", c.tcp_off, c.csum_offset, c.tcpv6);
+		}
+
+		// The delivered packet, in its own exact allocation, must parse again as the same flow and train.
+		Buf b(h.bytes.data(), n, align_);
+		tgc_pkt r;
+		const unsigned rc = tgc_parse(b.p, std::min(n, kHdrView), n, h.encap, &r);
+		FUZZ_CHECK(rc == TGC_R_NONE, "completed packet of %u segments, %u bytes does not re-parse: %s", h.count, n,
+			   tgc_reason_name(rc));
+		FUZZ_CHECK(r.seq == h.seqs[0] && r.payload_len == h.payload_len && !r.padded && r.tcp_off == f.tcp_off,
+			   "re-parsed seq %u len %u, held seq %u len %u", r.seq, r.payload_len, h.seqs[0], h.payload_len);
+		FUZZ_CHECK(flow_key(r, b.p) == h.key, "completed packet changed flow");
+		if (b.p[0] >> 4 == 4)
+			FUZZ_CHECK(ipv4_hdr_ok(b.p) && ld16(b.p + 2) == n, "outer IPv4 header checksum/length");
+		if (r.nlayers == 2 && r.inner_version == 4)
+			FUZZ_CHECK(ipv4_hdr_ok(b.p + r.inner_off) && ld16(b.p + r.inner_off + 2) == n - r.inner_off,
+				   "inner IPv4 header checksum/length");
+		if (h.count > 1) {
+			// CHECKSUM_PARTIAL: the device sums from the TCP header to the end over the pseudo-header sum
+			// tgc_complete left in the field, and writes the complement. The result must verify.
+			uint8_t *ck = b.p + r.tcp_off + 16;
+			st16(ck, static_cast<uint16_t>(~fold(sum16(b.p + r.tcp_off, n - r.tcp_off))));
+			FUZZ_CHECK(tgc_tcp_csum_ok(&r, b.p, n), "finished TCP checksum of the GRO packet is wrong");
+		}
+		deliver(h.ids, &h.key);
+	}
+
+	// Marks segments delivered; key == nullptr for segments that never parsed (they have no flow).
+	void deliver(const std::vector<uint64_t> &ids, const std::string *key)
+	{
+		for (uint64_t id : ids) {
+			FUZZ_CHECK(id < delivered_.size() && delivered_[id] == 0, "segment %llu delivered twice",
+				   (unsigned long long)id);
+			delivered_[id] = 1;
+			segs_out_++;
+			if (!key)
+				continue;
+			auto it = last_.find(*key);
+			if (it != last_.end())
+				FUZZ_CHECK(it->second < id, "flow order: segment %llu after %llu", (unsigned long long)id,
+					   (unsigned long long)it->second);
+			last_[*key] = id;
+		}
+	}
+
+	unsigned align_;
+	uint64_t clock_ = 0, segs_in_ = 0, segs_out_ = 0;
+	std::vector<Held> held_; // index 0 = newest, as the kernel adds at the list head
+	std::vector<uint8_t> delivered_;
+	std::map<std::string, uint64_t> last_;
+};
+
+// Copy i of a repeated record: seq advanced by i segments, IPv4 IDs (plain, or IPIP inner) by i, checksums redone.
+std::vector<uint8_t> advance(const std::vector<uint8_t> &seg, const tgc_pkt &pkt, unsigned i, bool tcp_csum_ok)
+{
+	std::vector<uint8_t> c(seg);
+	st32(c.data() + pkt.tcp_off + 4, pkt.seq + i * pkt.payload_len);
+	uint8_t *id_hdr = pkt.inner_version == 4 ? c.data() + pkt.inner_off : nullptr;
+	if (id_hdr) {
+		st16(id_hdr + 4, static_cast<uint16_t>(ld16(id_hdr + 4) + i));
+		tgc_fix_ipv4(id_hdr, ld16(id_hdr + 2));
+	}
+	if (tcp_csum_ok)
+		set_tcp_csum(c.data(), pkt);
+	return c;
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	// Alignment from the input size's parity: both placements get exercised without a format byte.
+	Harness h(size & 1 ? 2 : 0);
+	size_t off = 0;
+	while (size - off >= fuzzin::kRecordHdr && !h.full()) {
+		const uint8_t flags = data[off], repeat = data[off + 1];
+		size_t len = ld16(data + off + 2);
+		off += fuzzin::kRecordHdr;
+		len = std::min(len, size - off);
+		const std::vector<uint8_t> seg(data + off, data + off + len);
+		off += len;
+
+		const uint8_t per_copy = flags & static_cast<uint8_t>(~fuzzin::kEndPoll);
+		h.receive(seg.data(), static_cast<uint32_t>(seg.size()), repeat ? per_copy : flags);
+		if (!repeat)
+			continue;
+		const unsigned encap = pick_encap(flags, seg.data(), static_cast<uint32_t>(seg.size()));
+		tgc_pkt pkt;
+		const uint32_t n = static_cast<uint32_t>(seg.size());
+		const bool parses = tgc_parse(seg.data(), std::min(n, kHdrView), n, encap, &pkt) == TGC_R_NONE && !pkt.padded;
+		const bool csum_ok = parses && tgc_tcp_csum_ok(&pkt, seg.data(), n);
+		for (unsigned i = 1; i <= repeat && !h.full(); i++) {
+			const std::vector<uint8_t> c = parses ? advance(seg, pkt, i, csum_ok) : seg;
+			h.receive(c.data(), n, i == repeat ? flags : per_copy);
+		}
+	}
+	h.finish();
+	return 0;
+}

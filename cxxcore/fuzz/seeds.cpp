@@ -1,0 +1,230 @@
+// Seed corpus of the GRO fuzz harness (see seeds.hpp). Payloads are kept small (300 bytes) so a whole train fits
+// in the fuzzer's -max_len; the 64 KiB case uses the record repeat count instead of 47 literal segments.
+#include "seeds.hpp"
+
+#include "../tests/frames.hpp"
+#include "fuzz_input.hpp"
+
+namespace fuzzseeds {
+namespace {
+
+using frames::Segment;
+using Seeds = std::vector<std::pair<std::string, std::vector<uint8_t>>>;
+
+uint8_t encap_flag(const Segment &s)
+{
+	switch (s.encap) {
+	case frames::Encap::IPIP: return fuzzin::kEncapIpip;
+	case frames::Encap::SIT: return fuzzin::kEncapSit;
+	default: return fuzzin::kEncapPlain;
+	}
+}
+
+Segment small(Segment s)
+{
+	s.payload_len = 300;
+	return s;
+}
+
+Segment plain6()
+{
+	Segment s = small(frames::sit());
+	s.encap = frames::Encap::Plain6;
+	return s;
+}
+
+// One record per segment; the last one ends the poll.
+std::vector<uint8_t> records(const std::vector<Segment> &segs, uint8_t extra_flags = 0)
+{
+	std::vector<uint8_t> in;
+	for (size_t i = 0; i < segs.size(); i++) {
+		uint8_t f = encap_flag(segs[i]) | extra_flags;
+		if (i + 1 == segs.size())
+			f |= fuzzin::kEndPoll;
+		fuzzin::put_record(in, f, 0, frames::build(segs[i]));
+	}
+	return in;
+}
+
+void add_train(Seeds &out, const std::string &name, const Segment &first, unsigned n, uint8_t extra_flags = 0)
+{
+	out.emplace_back(name, records(frames::train(first, n), extra_flags));
+}
+
+} // namespace
+
+Seeds make_seeds()
+{
+	Seeds out;
+	const Segment ipip = small(frames::ipip()), sit = small(frames::sit()), plain4 = small(frames::plain4());
+
+	// Well-formed trains.
+	add_train(out, "t01-ipip-8", ipip, 8);
+	add_train(out, "t03-sit-8", sit, 8);
+	add_train(out, "plain4-8", plain4, 8);
+	add_train(out, "plain6-8", plain6(), 8);
+	add_train(out, "ipip-8-csum-checked", ipip, 8, fuzzin::kCsumCheck);
+	add_train(out, "ipip-8-auto-encap", ipip, 8, fuzzin::kEncapAuto);
+	{
+		Segment s = sit;
+		s.outer.df = false;
+		s.outer.id = 7;
+		out.emplace_back("t02-sit-outer-id-step", records(frames::train(s, 8, +1)));
+	}
+	{
+		Segment a = ipip, b = ipip;
+		b.tcp.sport = 40001;
+		b.tcp.seq = 900000;
+		auto ta = frames::train(a, 6), tb = frames::train(b, 6);
+		std::vector<Segment> mixed;
+		for (int i = 0; i < 6; i++) {
+			mixed.push_back(ta[i]);
+			mixed.push_back(tb[i]);
+		}
+		out.emplace_back("t04-two-ipip-flows", records(mixed));
+	}
+	{
+		// Ten flows: more than MAX_GRO_SKBS (8) held at once.
+		std::vector<Segment> mixed;
+		for (unsigned round = 0; round < 2; round++)
+			for (uint16_t f = 0; f < 10; f++) {
+				Segment s = ipip;
+				s.tcp.sport = static_cast<uint16_t>(41000 + f);
+				s.tcp.seq = 5000 + round * s.payload_len;
+				s.inner4.id = static_cast<uint16_t>(1 + round);
+				mixed.push_back(s);
+			}
+		out.emplace_back("ipip-10-flows-bucket-full", records(mixed));
+	}
+	{
+		// 64 KiB limit: one full-size IPIP segment repeated (record repeat count), then the poll ends.
+		std::vector<uint8_t> in;
+		fuzzin::put_record(in, fuzzin::kEncapIpip | fuzzin::kEndPoll, 60, frames::build(frames::ipip()));
+		out.emplace_back("ipip-size-limit-repeat", in);
+		in.clear();
+		fuzzin::put_record(in, fuzzin::kEncapSit | fuzzin::kEndPoll | fuzzin::kCsumCheck, 60,
+				   frames::build(frames::sit()));
+		out.emplace_back("sit-size-limit-repeat-csum", in);
+	}
+	{
+		// Ends: PSH in the middle, a short segment, then a pure ACK.
+		auto t = frames::train(ipip, 6);
+		t[2].tcp.flags |= 0x08;
+		t[4].payload_len = 100;
+		t[5].payload_len = 0;
+		out.emplace_back("ipip-psh-short-ack", records(t));
+	}
+	{
+		// Layer-3 flushes: TTL, TOS, DF, ID jumps on both layers.
+		auto t = frames::train(ipip, 8);
+		t[2].inner4.ttl = 63;
+		t[3].outer.tos = 2;
+		t[5].inner4.df = false;
+		t[6].inner4.id = 999;
+		t[7].outer.id = 5;
+		out.emplace_back("ipip-l3-flushes", records(t));
+		auto s = frames::train(sit, 6);
+		s[2].inner6.traffic_class = 1;
+		s[3].inner6.hop_limit = 1;
+		s[4].inner6.flow_label = 77;
+		out.emplace_back("sit-l3-flushes", records(s));
+	}
+	{
+		// TCP flushes: window, ack, options, seq gap, flags.
+		auto t = frames::train(ipip, 8);
+		t[1].tcp.window = 1;
+		t[2].tcp.ack = 78;
+		t[3].tcp.options = {1, 1, 8, 10, 0, 0, 0, 1, 0, 0, 0, 2};
+		t[5].tcp.seq += 1;
+		t[6].tcp.flags = 0x90;
+		out.emplace_back("ipip-tcp-flushes", records(t));
+	}
+
+	// Malformed and unmergeable single segments, each followed by a good segment of the same flow.
+	auto bad = [&](const std::string &name, Segment s, uint8_t extra_flags = 0, size_t cut = 0) {
+		std::vector<uint8_t> in;
+		auto t = frames::train(s, 2);
+		std::vector<uint8_t> b0 = frames::build(t[0]);
+		if (cut && cut < b0.size())
+			b0.resize(b0.size() - cut);
+		fuzzin::put_record(in, encap_flag(s) | extra_flags, 0, b0);
+		fuzzin::put_record(in, encap_flag(s) | fuzzin::kEndPoll, 0, frames::build(t[1]));
+		out.emplace_back(name, in);
+	};
+	{
+		Segment s = ipip;
+		s.outer_len_delta = 8;
+		bad("m02-outer-len-long", s);
+		s.outer_len_delta = -8;
+		bad("m02-outer-len-short", s);
+	}
+	{
+		Segment s = ipip;
+		s.padding = 6;
+		bad("m03-ipip-padding", s);
+		Segment p = plain4;
+		p.payload_len = 4;
+		p.padding = 2;
+		bad("m03-plain-padding", p);
+	}
+	{
+		Segment s = ipip;
+		s.inner4.ihl = 6;
+		bad("m01-inner-ihl6", s);
+		s = ipip;
+		s.inner4.ihl = 4;
+		bad("m01-inner-ihl4", s);
+	}
+	{
+		Segment s = ipip;
+		s.tcp.doff_override = 4;
+		bad("m04-doff4", s);
+		s.tcp.doff_override = 15;
+		bad("m04-doff15", s);
+	}
+	{
+		Segment s = ipip;
+		s.inner4.mf = true;
+		bad("m05-inner-mf", s);
+		s = sit;
+		s.inner6.next_header = 44;
+		bad("m05-sit-frag-header", s);
+	}
+	{
+		Segment s = ipip;
+		s.inner_proto_override = 4;
+		bad("m06-nested-ipip", s);
+		s = sit;
+		s.inner_proto_override = 41;
+		bad("m06-nested-sit", s);
+	}
+	bad("m07-truncated-inner", ipip, 0, 300 + 20 + 10);
+	{
+		Segment s = ipip;
+		s.inner_proto_override = 1;
+		bad("m08-icmp-in-ipip", s);
+	}
+	{
+		Segment s = ipip;
+		s.bad_tcp_csum = true;
+		bad("csum-bad-checked", s, fuzzin::kCsumCheck);
+		bad("upper-flush", ipip, fuzzin::kUpperFlush);
+		bad("short-view-sit", sit, fuzzin::kShortView);
+		auto t = frames::train(ipip, 4);
+		std::vector<uint8_t> in = records(t, fuzzin::kNoMerge);
+		out.emplace_back("nomerge-ipip", in);
+	}
+	{
+		// Wrong dispatch: SIT bytes given to the IPIP path and the reverse, plus empty and 1-byte frames.
+		std::vector<uint8_t> in;
+		fuzzin::put_record(in, fuzzin::kEncapIpip, 0, frames::build(sit));
+		fuzzin::put_record(in, fuzzin::kEncapSit, 0, frames::build(ipip));
+		fuzzin::put_record(in, fuzzin::kEncapPlain, 0, frames::build(ipip));
+		fuzzin::put_record(in, fuzzin::kEncapIpip, 0, {});
+		fuzzin::put_record(in, fuzzin::kEncapSit, 0, {0x45});
+		out.emplace_back("wrong-dispatch-and-tiny", in);
+	}
+	return out;
+}
+
+} // namespace fuzzseeds

@@ -73,9 +73,13 @@ extern "C" unsigned int tgc_parse(const u8 *hdr, u32 hdr_len, u32 pkt_len, unsig
 
 	// Link-layer padding: bytes after the outer IP packet. Parse the packet the IP header describes and flag it.
 	u8 padded = 0;
-	if (hdr_len >= 4 && ip_version(hdr) == 4 && load16(hdr + ipv4::kTotLen) < pkt_len &&
-	    load16(hdr + ipv4::kTotLen) >= ipv4::kMinLen) {
-		pkt_len = load16(hdr + ipv4::kTotLen);
+	u32 ip_len = pkt_len;
+	if (hdr_len >= 4 && ip_version(hdr) == 4 && load16(hdr + ipv4::kTotLen) >= ipv4::kMinLen)
+		ip_len = load16(hdr + ipv4::kTotLen);
+	else if (hdr_len >= 6 && ip_version(hdr) == 6)
+		ip_len = load16(hdr + ipv6::kPayloadLen) + ipv6::kLen;
+	if (ip_len < pkt_len) {
+		pkt_len = ip_len;
 		padded = 1;
 		if (hdr_len > pkt_len)
 			hdr_len = pkt_len;

@@ -4,6 +4,7 @@
 #   make demo             x86_64 QEMU demo: kernel GRO vs tungro on plain TCP, IPIP and SIT streams
 #   make test             host unit tests (ASan/UBSan), module + build checks, QEMU x86_64 guest checks
 #   make host-test        only the host unit tests of the C++ core
+#   make test-debug       KUnit + guest checks on a KASAN/kmemleak x86_64 kernel (part of make test)
 #   make kunit            only the KUnit suites in QEMU for ARCH (parsed with the kernel's kunit.py parse)
 #   make bench            per-segment cost of the core vs DPDK librte_gro (Google Benchmark)
 #   make cross-check      tungro.ko for 9 arches against modules_prepare'd trees, and the layout negative proof
@@ -34,7 +35,7 @@ NPROC := $(shell nproc)
 # KDIR defaults to the cached test kernel; it is resolved (and built if missing) only by targets that need it.
 KDIR_RESOLVE = $(if $(KDIR),$(KDIR),$$($(TOP)/scripts/kernel.sh $(ARCH)))
 
-.PHONY: all module setup kernel host-test guest-demo guest-test demo test cross-check kunit bench conform guest-conform clean
+.PHONY: all module setup kernel host-test guest-demo guest-test demo test cross-check kunit bench conform guest-conform test-debug clean
 
 all: module
 
@@ -74,6 +75,11 @@ cross-check: setup
 bench: setup
 	@$(TOP)/scripts/bench.sh
 
+# The same KUnit suites and guest checks on a KASAN + kmemleak x86_64 kernel (a report fails the run).
+test-debug: setup
+	@TUNGRO_VARIANT=debug $(TOP)/scripts/kunit.sh x86_64
+	@TUNGRO_VARIANT=debug $(TOP)/scripts/guest.sh x86_64 test $(TEST_MIB)
+
 # KUnit suites in QEMU, parsed by the kernel's kunit.py parse.
 kunit: setup
 	@$(TOP)/scripts/kunit.sh $(ARCH)
@@ -85,6 +91,7 @@ test: host-test module cross-check
 	@$(TOP)/scripts/guest.sh m68k test $(TEST_MIB)
 	@$(TOP)/scripts/guest.sh x86_64 conform 0
 	@$(TOP)/scripts/guest.sh m68k conform 0
+	@$(MAKE) -s test-debug
 	@echo "[tungro] make test: all passed"
 
 clean:

@@ -8,10 +8,10 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/scripts/lib.sh"
 arch=${1:?usage: scripts/build-module.sh ARCH}
 kdir=$("$here/scripts/kernel.sh" "$arch")
-dest="$here/build/$arch/src"
+dest="$here/build/$arch${TUNGRO_VARIANT:+-$TUNGRO_VARIANT}/src"
 copy_module_sources "$here" "$dest"
 cross=$(cross_of "$arch")
-logf="$here/build/$arch/module.log"
+logf="$here/build/$arch${TUNGRO_VARIANT:+-$TUNGRO_VARIANT}/module.log"
 if ! make -C "$kdir" M="$dest" ARCH="$(karch_of "$arch")" CROSS_COMPILE="$cross" -j"$(nproc)" modules >"$logf" 2>&1; then
   tail -30 "$logf" >&2; die "tungro.ko build for $arch failed"
 fi

@@ -48,7 +48,7 @@ target_facts() {
 
 prepare_tree() {
   local arch=$1 karch=$2 cross=$3 extra=$4
-  local key; key=$(printf '%s\n%s\n' "$(cat "$frag" "$here/scripts/cross-check.sh")" "$extra" | sha256sum | cut -c1-12)
+  local key; key=$(printf '%s\n%s\n' "$(cat "$frag")" "$extra" | sha256sum | cut -c1-12)
   local out="$base/$arch-$key"
   if [ ! -f "$out/.tungro-prepared" ]; then
     mkdir -p "$out"

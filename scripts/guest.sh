@@ -19,7 +19,7 @@ esac
 [ -f "$kimg" ] || die "no kernel image at $kimg"
 ko="$("$here/scripts/build-module.sh" "$arch")/tungro.ko"
 
-out="$here/build/$arch/guest-$mode"
+out="$here/build/$arch${TUNGRO_VARIANT:+-$TUNGRO_VARIANT}/guest-$mode"
 mkdir -p "$out"
 "$here/qemu/build-agent.sh" "$arch" "$out/agent"
 "$here/qemu/mkinitramfs.sh" "$out/initramfs.cpio" "$out/agent" "$ko"

@@ -4,12 +4,13 @@
 # usage: scripts/kernel.sh ARCH [--prepare-only]
 #   ARCH          x86_64 | m68k
 #   --prepare-only  stop after modules_prepare (enough to build tungro.ko, not to boot)
+# TUNGRO_VARIANT=debug adds qemu/config/debug.config (KASAN, kmemleak).
 #
 # Cache: ${TUNGRO_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tungro}/linux-<version>/
 #   src/                       the unpacked linux-source-6.12 tree (shared by all arches, kept clean: builds use O=)
 #   <arch>-<config hash>/      one build per arch and fragment set; "<dir>/.tungro-built" marks a finished build
-# The key is the Debian package version of linux-source-6.12 plus a hash of the fragments and this script, so a
-# changed fragment gives a new build and an unchanged one is reused by later runs and CI on the same machine.
+# The key is the Debian package version of linux-source-6.12 plus a hash of the config fragments, so a changed
+# fragment gives a new build and an unchanged one is reused by later runs and CI on the same machine.
 # Progress goes to stderr; the only stdout line is the build directory.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,11 +26,16 @@ case "$arch" in
   *) die "unknown arch '$arch' (x86_64, m68k)" ;;
 esac
 frags=("$here/qemu/config/base.config" "$here/qemu/config/$arch.config")
+case "${TUNGRO_VARIANT:-}" in
+  "") ;;
+  debug) frags+=("$here/qemu/config/debug.config") ;;
+  *) die "unknown TUNGRO_VARIANT '$TUNGRO_VARIANT' (debug, or unset)" ;;
+esac
 for f in "${frags[@]}"; do [ -f "$f" ] || die "missing config fragment $f"; done
 
 src=$(kernel_src)
-key=$(cat "${frags[@]}" "$here/scripts/kernel.sh" | sha256sum | cut -c1-12)
-out="$(kernel_cache)/$arch-$key"
+key=$(cat "${frags[@]}" | sha256sum | cut -c1-12)
+out="$(kernel_cache)/$arch${TUNGRO_VARIANT:+-$TUNGRO_VARIANT}-$key"
 done_mark="$out/.tungro-built"
 [ "$mode" = --prepare-only ] && done_mark="$out/.tungro-prepared"
 if [ -f "$out/.tungro-built" ] || [ -f "$done_mark" ]; then echo "$out"; exit 0; fi

@@ -16,7 +16,7 @@ case "$arch" in
 esac
 mods=$("$here/scripts/build-module.sh" "$arch")
 [ -f "$mods/tungro_kunit.ko" ] || die "tungro_kunit.ko was not built for $arch (CONFIG_KUNIT off in the test kernel?)"
-out="$here/build/$arch/kunit"
+out="$here/build/$arch${TUNGRO_VARIANT:+-$TUNGRO_VARIANT}/kunit"
 mkdir -p "$out"
 "$here/qemu/build-agent.sh" "$arch" "$out/agent"
 "$here/qemu/mkinitramfs.sh" "$out/initramfs.cpio" "$out/agent" "$mods/tungro_kunit.ko"

@@ -409,6 +409,7 @@ int main(void)
 		demo();
 	else
 		test();
+	kmemleak_check();
 	out("# agent done in %" PRIu64 " ms", (now_us() - t0) / 1000);
 	finish();
 }

@@ -48,6 +48,9 @@ uint64_t stats_get(const struct stats *s, const char *key);
 void stats_delta(struct stats *d, const struct stats *after, const struct stats *before);
 void stats_top_reasons(const struct stats *d, char *buf, size_t cap);  /* "r1:n,r2:n,r3:n" or "-" */
 
+/* ---- leaks.c ---- */
+void kmemleak_check(void);  /* debug kernels: scan and fail on any kmemleak report; no-op elsewhere */
+
 /* ---- kunit.c ---- */
 void kunit_mode(void);      /* tungro.mode=kunit: load tungro_kunit.ko, copy its KTAP block to the results port */
 

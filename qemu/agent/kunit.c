@@ -63,4 +63,5 @@ void kunit_mode(void)
 		fail("kunit mode: no kernel log records after loading %s", KUNIT_MODULE_PATH);
 	rc = syscall(SYS_delete_module, "tungro_kunit", O_NONBLOCK);
 	check("kunit_rmmod", rc == 0, "delete_module tungro_kunit: %s", rc == 0 ? "ok" : strerror(errno));
+	kmemleak_check();
 }

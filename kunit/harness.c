@@ -19,6 +19,7 @@
 #include <net/tcp.h>
 
 #include "../module/tungro.h"
+#include "../module/tungro_cb.h"
 #include "tungro_kunit.h"
 
 #define TGK_MAX_FRAME 1600
@@ -351,10 +352,40 @@ static void tgk_check_wire(struct kunit *test, struct sk_buff *skb, const struct
 	*matched += i;
 }
 
+/* Takes every packet the stack received, records it in @res and checks it against the sent frames. */
+static void tgk_collect(struct kunit *test, const struct tgk_seg *segs, unsigned int n, struct tgk_result *res)
+{
+	bool *used = kunit_kzalloc(test, n * sizeof(bool) + 1, GFP_KERNEL);
+	int *last = kunit_kzalloc(test, 64 * sizeof(int), GFP_KERNEL);
+	unsigned int matched = 0, i;
+	struct sk_buff *skb;
+
+	KUNIT_ASSERT_NOT_NULL(test, used);
+	KUNIT_ASSERT_NOT_NULL(test, last);
+	for (i = 0; i < 64; i++)
+		last[i] = -1;
+	while ((skb = skb_dequeue(&tgk->rx))) {
+		struct tgk_pkt *p = &res->pkt[res->n];
+
+		KUNIT_ASSERT_LT(test, res->n, (unsigned int)TGK_MAX_SEGS);
+		p->segs = max_t(unsigned int, 1, skb_shinfo(skb)->gso_segs);
+		p->len = skb->len;
+		p->gso_size = skb_shinfo(skb)->gso_size;
+		p->gso_type = skb_shinfo(skb)->gso_type;
+		p->ip_summed = skb->ip_summed;
+		skb_copy_bits(skb, 0, p->hdr, min_t(unsigned int, skb->len, sizeof(p->hdr)));
+		tgk_check_wire(test, skb, segs, n, used, last, &matched);
+		if (p->segs > 1)
+			res->roundtrip_checked++;
+		res->n++;
+		kfree_skb(skb);
+	}
+	KUNIT_EXPECT_EQ_MSG(test, matched, n, "segments delivered vs sent: lost or duplicated");
+}
+
 void tgk_run(struct kunit *test, const struct tgk_seg *segs, unsigned int n, const struct tgk_opts *opts,
 	     struct tgk_result *res)
 {
-	struct sk_buff *skb;
 	unsigned int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, tgk);
@@ -373,33 +404,133 @@ void tgk_run(struct kunit *test, const struct tgk_seg *segs, unsigned int n, con
 	napi_complete_done(&tgk->napi, 0);
 	local_bh_enable();
 
-	{
-		bool *used = kunit_kzalloc(test, n * sizeof(bool) + 1, GFP_KERNEL);
-		int *last = kunit_kzalloc(test, 64 * sizeof(int), GFP_KERNEL);
-		unsigned int matched = 0;
+	tgk_collect(test, segs, n, res);
+}
 
-		KUNIT_ASSERT_NOT_NULL(test, used);
-		KUNIT_ASSERT_NOT_NULL(test, last);
-		for (i = 0; i < 64; i++)
-			last[i] = -1;
-		while ((skb = skb_dequeue(&tgk->rx))) {
-			struct tgk_pkt *p = &res->pkt[res->n];
+/* ---- direct path: tungro's gro_receive/gro_complete on a GRO list the test owns ---- */
 
-			KUNIT_ASSERT_LT(test, res->n, (unsigned int)TGK_MAX_SEGS);
-			p->segs = max_t(unsigned int, 1, skb_shinfo(skb)->gso_segs);
-			p->len = skb->len;
-			p->gso_size = skb_shinfo(skb)->gso_size;
-			p->gso_type = skb_shinfo(skb)->gso_type;
-			p->ip_summed = skb->ip_summed;
-			skb_copy_bits(skb, 0, p->hdr, min_t(unsigned int, skb->len, sizeof(p->hdr)));
-			tgk_check_wire(test, skb, segs, n, used, last, &matched);
-			if (p->segs > 1)
-				res->roundtrip_checked++;
-			res->n++;
-			kfree_skb(skb);
-		}
-		KUNIT_EXPECT_EQ_MSG(test, matched, n, "segments delivered vs sent: lost or duplicated");
+/* The stack's side of a delivered packet: queue it as the rx_handler would have. */
+static void tgk_deliver(struct sk_buff *skb)
+{
+	skb_queue_tail(&tgk->rx, skb);
+}
+
+/* What napi_gro_complete and inet_gro_complete do before the tunnel's gro_complete: single segments go up as they
+ * are; for more, the outer IPv4 length and checksum are fixed and the protocol's callback runs. */
+static void tgk_direct_complete(struct kunit *test, struct sk_buff *p)
+{
+	struct iphdr *iph = (struct iphdr *)p->data;
+	int err;
+
+	if (NAPI_GRO_CB(p)->count == 1) {
+		skb_shinfo(p)->gso_size = 0;
+		tgk_deliver(p);
+		return;
 	}
+	p->encapsulation = 0;
+	iph->tot_len = htons(p->len);
+	iph->check = 0;
+	iph->check = ip_fast_csum(iph, 5);
+	err = iph->protocol == IPPROTO_IPIP ? tungro_ipip_gro_complete(p, sizeof(*iph))
+					     : tungro_sit_gro_complete(p, sizeof(*iph));
+	KUNIT_EXPECT_EQ(test, err, 0);
+	tgk_deliver(p);
+}
+
+/*
+ * One segment through tungro's gro_receive the way dev_gro_receive and inet_gro_receive hand it over: GRO state
+ * reset, held packets of the same device marked same_flow, outer IPv4 checked and pulled (flush on a length or
+ * fragment mismatch, same_flow cleared on other addresses or protocol).
+ */
+static void tgk_direct_one(struct kunit *test, struct list_head *held, unsigned int *nheld, struct sk_buff *skb)
+{
+	const struct iphdr *iph = (const struct iphdr *)skb->data;
+	struct sk_buff *p, *pp;
+
+	memset(NAPI_GRO_CB(skb), 0, sizeof(struct napi_gro_cb));
+	NAPI_GRO_CB(skb)->frag0 = skb->data;
+	NAPI_GRO_CB(skb)->frag0_len = skb_headlen(skb);
+	NAPI_GRO_CB(skb)->count = 1;
+	skb_set_network_header(skb, 0);
+	list_for_each_entry(p, held, list) {
+		const struct iphdr *iph2 = (const struct iphdr *)p->data;
+
+		NAPI_GRO_CB(p)->same_flow = iph->protocol == iph2->protocol && iph->saddr == iph2->saddr &&
+					    iph->daddr == iph2->daddr;
+	}
+	NAPI_GRO_CB(skb)->flush = ntohs(iph->tot_len) != skb->len || (ntohs(iph->frag_off) & ~IP_DF);
+	NAPI_GRO_CB(skb)->network_offsets[0] = 0;
+	skb_gro_pull(skb, sizeof(*iph));
+	skb_set_transport_header(skb, skb_gro_offset(skb));
+
+	pp = iph->protocol == IPPROTO_IPIP ? tungro_ipip_gro_receive(held, skb) : tungro_sit_gro_receive(held, skb);
+	if (pp) {
+		skb_list_del_init(pp);
+		(*nheld)--;
+		tgk_direct_complete(test, pp);
+	}
+	if (NAPI_GRO_CB(skb)->same_flow) {
+		/* merged: the test's skbs have kmalloc'd heads, so tungro chains or steals frags, never the head */
+		unsigned int free_mode = NAPI_GRO_CB(skb)->free;
+
+		KUNIT_EXPECT_NE(test, free_mode, (unsigned int)NAPI_GRO_FREE_STOLEN_HEAD);
+		if (free_mode)
+			kfree_skb(skb);
+		return;
+	}
+	if (NAPI_GRO_CB(skb)->flush) {
+		tgk_deliver(skb);
+		return;
+	}
+	if (*nheld >= 8) {
+		/* bucket full: the oldest (list tail) is completed */
+		p = list_last_entry(held, struct sk_buff, list);
+		skb_list_del_init(p);
+		(*nheld)--;
+		tgk_direct_complete(test, p);
+	}
+	NAPI_GRO_CB(skb)->age = jiffies;
+	NAPI_GRO_CB(skb)->last = skb;
+	if (!skb_is_gso(skb))
+		skb_shinfo(skb)->gso_size = skb_gro_len(skb);
+	list_add(&skb->list, held);
+	(*nheld)++;
+}
+
+void tgk_run_direct(struct kunit *test, const struct tgk_seg *segs, unsigned int n, const struct tgk_opts *opts,
+		    struct tgk_result *res, int forget_after)
+{
+	LIST_HEAD(held);
+	unsigned int i, nheld = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, tgk);
+	KUNIT_ASSERT_LE(test, n, (unsigned int)TGK_MAX_SEGS);
+	memset(res, 0, sizeof(*res));
+	tgk_inner_ids_free = opts->inner_ids_free;
+	for (i = 0; i < n; i++)
+		tgk->frame_len[i] = tgk_build(tgk->frames[i], &segs[i]);
+
+	rcu_read_lock();
+	local_bh_disable();
+	for (i = 0; i < n; i++) {
+		tgk_direct_one(test, &held, &nheld, tgk_skb(test, tgk->frames[i], tgk->frame_len[i], opts));
+		if ((int)i == forget_after) {
+			struct sk_buff *p;
+
+			/* As if the kernel's own GRO had held these (tungro loaded mid-flow): no tungro state. */
+			list_for_each_entry(p, &held, list)
+				TUNGRO_CB(p)->word = 0;
+		}
+	}
+	while (!list_empty(&held)) {
+		struct sk_buff *p = list_last_entry(&held, struct sk_buff, list);
+
+		skb_list_del_init(p);
+		tgk_direct_complete(test, p);
+	}
+	local_bh_enable();
+	rcu_read_unlock();
+	tgk_collect(test, segs, n, res);
 }
 
 void tgk_expect_counts(struct kunit *test, const struct tgk_result *res, const unsigned int *counts, unsigned int n)

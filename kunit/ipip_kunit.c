@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* tungro_ipip: IPIP cases of "Tunnel basics" (T01, T04, T05) on real skbs through napi_gro_receive. */
+#include <net/tcp.h>
+
 #include "tungro_kunit.h"
 
 static void tungro_ipip_t01_eight_merge(struct kunit *test)
@@ -55,7 +57,54 @@ static void tungro_ipip_t05_plain_never_merges_with_ipip(struct kunit *test)
 	TGK_CASE(test, segs, 4, 2, 2);
 }
 
+/* tungro's gro_receive/gro_complete called directly on a GRO list the test owns, every skb layout. */
+static void tungro_ipip_direct_gro_list(struct kunit *test)
+{
+	static const struct tgk_opts layouts[] = {
+		{ .align = 0 }, { .align = 2 }, { .page_frag = true, .align = 0 }, { .page_frag = true, .align = 2 },
+	};
+	struct tgk_result *res = kunit_kzalloc(test, sizeof(*res), GFP_KERNEL);
+	struct tgk_seg first, *s = tgk_segs(test, 12), *sit = tgk_segs(test, 8);
+	unsigned int l;
+
+	KUNIT_ASSERT_NOT_NULL(test, res);
+	tgk_default(&first, TGK_IPIP);
+	tgk_train(s, 12, &first, 0);
+	s[5].flags |= TCPHDR_PSH;	/* T01 and P01 together: 6 then 6 */
+	tgk_default(&first, TGK_SIT);
+	tgk_train(sit, 8, &first, 0);
+	for (l = 0; l < ARRAY_SIZE(layouts); l++) {
+		tgk_run_direct(test, s, 12, &layouts[l], res, -1);
+		TGK_EXPECT(test, res, 6, 6);
+		KUNIT_EXPECT_EQ(test, res->roundtrip_checked, 2u);
+		tgk_run_direct(test, sit, 8, &layouts[l], res, -1);
+		TGK_EXPECT(test, res, 8);
+	}
+}
+
+/*
+ * Loaded mid-flow, and the unload handoff: a packet held without tungro's state (as the kernel's GRO leaves it)
+ * is completed by the kernel's own gro_complete, never merged by tungro; here that packet was merged by tungro,
+ * so the kernel's completion of a tungro-built GRO packet is checked by the GSO round trip too.
+ */
+static void tungro_ipip_foreign_held_packet_goes_to_the_kernel(struct kunit *test)
+{
+	struct tgk_result *res = kunit_kzalloc(test, sizeof(*res), GFP_KERNEL);
+	struct tgk_seg first, *s = tgk_segs(test, 8);
+	struct tgk_opts o = {};
+
+	KUNIT_ASSERT_NOT_NULL(test, res);
+	tgk_default(&first, TGK_IPIP);
+	tgk_train(s, 8, &first, 0);
+	tgk_run_direct(test, s, 8, &o, res, 1);
+	TGK_EXPECT(test, res, 2, 6);
+	KUNIT_EXPECT_EQ(test, res->roundtrip_checked, 2u);
+	KUNIT_EXPECT_TRUE(test, res->pkt[0].gso_type & SKB_GSO_IPXIP4);
+}
+
 static struct kunit_case tungro_ipip_cases[] = {
+	KUNIT_CASE(tungro_ipip_direct_gro_list),
+	KUNIT_CASE(tungro_ipip_foreign_held_packet_goes_to_the_kernel),
 	KUNIT_CASE(tungro_ipip_t01_eight_merge),
 	KUNIT_CASE(tungro_ipip_t04_interleaved_flows),
 	KUNIT_CASE(tungro_ipip_t05_plain_never_merges_with_ipip),

@@ -23,6 +23,9 @@
  *   M01 tungro_malformed/m01_ihl   M02 m02_truncated   M03 m03_padding   M04 m04_doff   M05 m05_fragments
  *   M06 m06_nested   M07 m07_frame_ends_inside_inner_header   M08 m08_icmp_passes_through
  *   A01 tungro_layout/a01_cb_fits_and_is_aligned  A02 a02_two_mod_four  A03 a03_same_result_any_byte_order
+ *   Direct calls of tungro's gro_receive/gro_complete on a test-owned GRO list: tungro_ipip/direct_gro_list;
+ *   a held packet without tungro state (loaded mid-flow; the unload handoff, completed by the kernel's own
+ *   callback): tungro_ipip/foreign_held_packet_goes_to_the_kernel; CHECKSUM_COMPLETE: tungro_sit/checksum_complete.
  *   Completion fixups of every case above: tungro_complete/{ipip,sit}_headers, and the GSO round trip of every
  *   GRO packet any test produces (harness.c, tgk_check_wire).
  */
@@ -104,6 +107,12 @@ void tgk_train(struct tgk_seg *segs, unsigned int n, const struct tgk_seg *first
  * each GRO packet by GSO round trip (KUNIT_EXPECT failures on mismatch). */
 void tgk_run(struct kunit *test, const struct tgk_seg *segs, unsigned int n, const struct tgk_opts *opts,
 	     struct tgk_result *res);
+
+/* The same, but calling tungro's gro_receive/gro_complete directly on a GRO list the test owns, set up as
+ * dev_gro_receive and inet_gro_receive leave it. After segment @forget_after (-1: never) the held packets lose
+ * their tungro state, as if the kernel's own GRO had held them before tungro was loaded. */
+void tgk_run_direct(struct kunit *test, const struct tgk_seg *segs, unsigned int n, const struct tgk_opts *opts,
+		    struct tgk_result *res, int forget_after);
 
 /* Expects the delivered packets to hold exactly the given segment counts, in order. */
 void tgk_expect_counts(struct kunit *test, const struct tgk_result *res, const unsigned int *counts, unsigned int n);

@@ -27,7 +27,6 @@ endif
 export ARCH
 
 TOP := $(CURDIR)
-BUILD := $(TOP)/build/$(ARCH)
 DEMO_MIB ?= 32
 TEST_MIB ?= 4
 NPROC := $(shell nproc)

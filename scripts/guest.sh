@@ -22,9 +22,29 @@ ko="$("$here/scripts/build-module.sh" "$arch")/tungro.ko"
 out="$here/build/$arch${TUNGRO_VARIANT:+-$TUNGRO_VARIANT}/guest-$mode"
 mkdir -p "$out"
 "$here/qemu/build-agent.sh" "$arch" "$out/agent"
-"$here/qemu/mkinitramfs.sh" "$out/initramfs.cpio" "$out/agent" "$ko"
+extra=()
+if [ "$mode" = conform ]; then
+  # The peer suite runs the kernel's own gro.c selftest in the guest. A failed build still boots: the agent
+  # finds the reason instead of the binary and reports failing peer lines that name it.
+  gro="$here/build/$arch/gro"
+  mkdir -p "$(dirname "$gro")"
+  if "$here/qemu/build-gro.sh" "$arch" "$(kernel_src)" "$gro" 2>"$gro.build.log"; then
+    extra+=("$gro:/bin/gro")
+    # a patched build says so in the guest, and every peer line carries it
+    if [ -f "$gro.patched" ]; then extra+=("$gro.patched:/bin/gro.patched"); fi
+  else
+    log "gro.c did not build for $arch (log: $gro.build.log)"
+    rm -f "$gro"
+    { printf 'gro.c build for %s failed: ' "$arch"; grep -m1 -e 'error' "$gro.build.log" || tail -n 1 "$gro.build.log"; } \
+      | tr -s ' \t' ' ' >"$gro.build-error"
+    extra+=("$gro.build-error:/bin/gro.build-error")
+  fi
+fi
+"$here/qemu/mkinitramfs.sh" "$out/initramfs.cpio" "$out/agent" "$ko" "${extra[@]}"
 # Timeout scales with the traffic: TCG moves a few hundred Mbit/s; boots take ~10 s (x86_64) to ~60 s (m68k).
+# conform also runs gro.c's peer suite twice, whose sender sleeps ~30 s per engine by itself.
 timeout_s=$(( 300 + mib * 20 ))
+[ "$mode" = conform ] && timeout_s=600
 log "guest $arch ($mode, $mib MiB per stream): booting $(basename "$kimg") with tungro.ko, timeout ${timeout_s}s"
 start=$SECONDS
 "$here/qemu/boot.sh" "$arch" "$kimg" "$out/initramfs.cpio" "$out" "$timeout_s" "tungro.mode=$mode tungro.mib=$mib"

@@ -1,7 +1,8 @@
 /* agent.c - /init of the tungro test initramfs: sets up the guest, runs the demo or test streams, reports.
  *
  * Command line (from /proc/cmdline):
- *   tungro.mode=demo|test|kunit|conform   what to run (default demo); conform: crafted frame trains (conform.c)
+ *   tungro.mode=demo|test|kunit|conform   what to run (default demo); conform: crafted frame trains (conform.c),
+ *                           then the kernel's gro.c selftest as a peer suite (peer.c), per engine
  *   tungro.mib=N            MiB per stream (0 or absent: 32 for demo, 4 for test)
  *   tungro.deadline=S       give up S seconds after boot with a failure line (boot.sh sets it below its timeout)
  * Results go to the virtio-serial port named tungro.results and to the console; the last line is

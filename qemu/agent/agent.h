@@ -104,6 +104,17 @@ void print_result(const struct run_result *r);
 const char *uname_machine(void);
 const char *uname_release(void);
 
+/* ---- peer.c ---- */
+#define PEER_NTESTS 6
+extern const char *const g_peer_tests[PEER_NTESTS];   /* gro.c's test names, in gro.sh's order */
+struct peer_tally {
+	int pass, fail, retries;
+	unsigned char res[PEER_NTESTS][2];   /* per test, ipv4/ipv6: 0 not run, 1 pass, 2 FAIL */
+};
+/* gro.c's ipv4 and ipv6 tests for one engine, one CONFORM line each; records failures */
+void peer_suite(const char *engine, const unsigned char mac_rx[6], const unsigned char mac_tx[6],
+		struct peer_tally *pt);
+
 /* ---- conform.c ---- */
 void conform(void);        /* wire conformance, kernel engine then tungro; records failures */
 

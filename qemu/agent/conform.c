@@ -873,17 +873,32 @@ static void run_engine(const char *engine, int tungro, struct tally *tl, int *li
 	}
 }
 
+/* gro.c's own tests after the crafted trains of an engine; they count in the engine's tally */
+static void run_peer(const char *engine, struct tally *tl, struct peer_tally *pt)
+{
+	uint64_t t0 = now_us();
+	peer_suite(engine, g_mac_rx, g_mac_tx, pt);
+	tl->pass += pt->pass;
+	tl->fail += pt->fail;
+	tl->retries += pt->retries;
+	out("# peer suite (kernel gro.c) engine=%s: %d pass, %d FAIL, %d retries in %.1f s", engine, pt->pass,
+	    pt->fail, pt->retries, (double)(now_us() - t0) / 1e6);
+}
+
 void conform(void)
 {
 	struct tally tl[2];
+	struct peer_tally pt[2];
 	int lines = 0, rc;
 	memset(tl, 0, sizeof(tl));
+	memset(pt, 0, sizeof(pt));
 	if (conform_setup())
 		return;
 	if (mod_loaded())
 		die("conform: tungro loaded before the kernel engine run");
 	uint64_t t0 = now_us();
 	run_engine("kernel", 0, &tl[0], &lines);
+	run_peer("kernel", &tl[0], &pt[0]);
 	uint64_t t1 = now_us();
 	int have_tungro = mod_present();
 	if (!have_tungro) {
@@ -893,6 +908,7 @@ void conform(void)
 		have_tungro = 0;
 	} else {
 		run_engine("tungro", 1, &tl[1], &lines);
+		run_peer("tungro", &tl[1], &pt[1]);
 		if ((rc = mod_unload()))
 			fail("conform: rmmod tungro: %s", strerror(-rc));
 	}
@@ -905,6 +921,14 @@ void conform(void)
 		for (int e = 0; e < N_ENC; e++)
 			snprintf(cell[e], sizeof(cell[e]), "%s/%s", r[g_res[c][e][0]], r[g_res[c][e][1]]);
 		out("%-28s %-11s %-11s %-11s %-11s", g_cases[c].id, cell[0], cell[1], cell[2], cell[3]);
+	}
+	for (int t = 0; t < PEER_NTESTS; t++) {
+		static const char *const r[3] = { "-", "pass", "FAIL" };
+		char id[32], cell[2][16];
+		snprintf(id, sizeof(id), "peer_%s", g_peer_tests[t]);
+		for (int f = 0; f < 2; f++)   /* gro.c's ipv4/ipv6 in the ip4/ip6 columns */
+			snprintf(cell[f], sizeof(cell[f]), "%s/%s", r[pt[0].res[t][f]], r[pt[1].res[t][f]]);
+		out("%-28s %-11s %-11s %-11s %-11s", id, cell[0], cell[1], "-/-", "-/-");
 	}
 	out("%s", "");
 	out("%-8s %-7s %6s %6s %8s %8s", "arch", "engine", "pass", "FAIL", "retries", "seconds");

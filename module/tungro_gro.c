@@ -257,7 +257,7 @@ static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff
 		this_cpu_inc(tungro_stats.merged);
 		TUNGRO_CB(match)->id_state = v.id_state;
 		/* Kept for the kernel's tcp4_gro_complete in case tungro is unloaded before this packet completes. */
-		NAPI_GRO_CB(match)->ip_fixedid = !!(v.id_state & TGC_ID_FIXED(1));
+		NAPI_GRO_CB(match)->ip_fixedid = v.fixedid;
 		match->data[outer_off + pkt.tcp_off + TGC_TCP_FLAGS_OFF] |= v.held_flags;
 		break;
 	case TGC_HOLD:

@@ -152,12 +152,14 @@ struct tgc_verdict {
 	tgc_u8  id_state;	/* id_state to store with the held packet after a MERGE */
 	tgc_u8  reason;		/* enum tgc_reason: why not merged, or why the held packet ends */
 	tgc_u8  held_flags;	/* TCP flags (FIN/PSH) to OR into the held packet's TCP header after a MERGE */
-	tgc_u8  pad[3];
+	tgc_u8  fixedid;	/* after a MERGE: the kernel's one fixed-ID bit (NAPI_GRO_CB()->ip_fixedid) for the held
+				 * packet, so 6.12's own gro_complete agrees with tgc_complete() if it completes it */
+	tgc_u8  pad[2];
 } TGC_ALIGN4;
 TGC_ASSERT(sizeof(struct tgc_verdict) == 8 && __alignof__(struct tgc_verdict) == 4, "tgc_verdict: size 8, align 4");
 TGC_ASSERT(TGC_OFF(tgc_verdict, action) == 0 && TGC_OFF(tgc_verdict, flush_held) == 1 &&
 	   TGC_OFF(tgc_verdict, id_state) == 2 && TGC_OFF(tgc_verdict, reason) == 3 &&
-	   TGC_OFF(tgc_verdict, held_flags) == 4, "tgc_verdict: field offsets");
+	   TGC_OFF(tgc_verdict, held_flags) == 4 && TGC_OFF(tgc_verdict, fixedid) == 5, "tgc_verdict: field offsets");
 
 /*
  * tgc_parse - validate one segment's headers.

@@ -108,7 +108,8 @@ extern "C" void tgc_decide(const tgc_pkt *pkt, const u8 *hdr, const tgc_held *he
 
 	v->flush_held = 0;
 	v->held_flags = 0;
-	v->pad[0] = v->pad[1] = v->pad[2] = 0;
+	v->fixedid = 0;
+	v->pad[0] = v->pad[1] = 0;
 	v->id_state = held ? held->id_state : 0;
 	if (in & TGC_IN_UPPER_FLUSH)
 		r = TGC_R_UPPER;
@@ -127,6 +128,11 @@ extern "C" void tgc_decide(const tgc_pkt *pkt, const u8 *hdr, const tgc_held *he
 		v->action = TGC_MERGE;
 		// FIN and PSH are allowed to differ; the GRO packet carries them (kernel: tcp_gro_receive).
 		v->held_flags = pkt->tcp_flags & (tcp::kFIN | tcp::kPSH);
+		// Same rule as tgc_complete(): the innermost IPv4 ID fixed, and DF set (6.12's GSO needs DF for FIXEDID).
+		const u8 *inner = hdr + pkt->inner_off;
+		const unsigned layer = pkt->nlayers - 1u;
+		v->fixedid = ip_version(inner) == 4 && (v->id_state & TGC_ID_FIXED(layer)) &&
+			     (load16(inner + ipv4::kFragOff) & ipv4::kDF);
 		// The merged segment ends the packet: PSH/FIN/URG/RST/SYN, or it is shorter than the MSS.
 		if (ends) {
 			v->flush_held = 1;

@@ -99,6 +99,7 @@ tgc_verdict MiniGro::receive(const std::vector<uint8_t> &frame_in)
 	}
 	tgc_decide(&pkt, view.data(), match ? &th : nullptr, in, &v);
 	reasons_[v.reason]++;
+	last_ = v;
 
 	auto drop_match = [&]() {
 		Held h = std::move(*match);

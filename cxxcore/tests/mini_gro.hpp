@@ -36,6 +36,7 @@ public:
 	const std::vector<Delivered> &delivered() const { return out_; }
 	std::vector<unsigned> seg_counts() const;  // segs of each delivered packet, in delivery order
 	unsigned reason_count(unsigned reason) const { return reasons_[reason]; }
+	const tgc_verdict &last_verdict() const { return last_; }
 
 private:
 	struct Held {
@@ -56,6 +57,7 @@ private:
 	std::vector<Held> held_;           // index 0 = newest (the kernel adds at the list head)
 	std::vector<Delivered> out_;
 	unsigned reasons_[TGC_R_COUNT] = {};
+	tgc_verdict last_{};
 };
 
 #endif

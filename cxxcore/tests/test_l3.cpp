@@ -72,6 +72,7 @@ TEST(Layer3, L07_InnerDfFixedIdMergesWithFixedId)
 	g.flush();
 	ASSERT_EQ(g.seg_counts(), Counts({5}));
 	EXPECT_EQ(g.delivered()[0].completion.fixedid, 1);
+	EXPECT_EQ(g.last_verdict().fixedid, 1) << "the kernel's ip_fixedid must agree";
 }
 
 TEST(Layer3, L08_TwoFixedThenOneIncrementing)
@@ -117,6 +118,7 @@ TEST(Layer3, L12_InnerDfClearFixedIdMerges)
 	EXPECT_TRUE(g.delivered()[0].id_state & TGC_ID_FIXED(1));
 	// No FIXEDID without DF: 6.12's GSO would refuse to segment the packet again.
 	EXPECT_EQ(g.delivered()[0].completion.fixedid, 0);
+	EXPECT_EQ(g.last_verdict().fixedid, 0) << "the kernel's ip_fixedid must agree";
 }
 
 TEST(Layer3, L13_SitInnerHopLimitChangeOnSegment2)

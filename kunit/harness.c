@@ -383,8 +383,9 @@ static void tgk_collect(struct kunit *test, const struct tgk_seg *segs, unsigned
 	KUNIT_EXPECT_EQ_MSG(test, matched, n, "segments delivered vs sent: lost or duplicated");
 }
 
-void tgk_run(struct kunit *test, const struct tgk_seg *segs, unsigned int n, const struct tgk_opts *opts,
-	     struct tgk_result *res)
+/* Builds the wire frames of a run and resets its result; both delivery paths start here. */
+static void tgk_prepare(struct kunit *test, const struct tgk_seg *segs, unsigned int n, const struct tgk_opts *opts,
+			struct tgk_result *res)
 {
 	unsigned int i;
 
@@ -394,6 +395,14 @@ void tgk_run(struct kunit *test, const struct tgk_seg *segs, unsigned int n, con
 	tgk_inner_ids_free = opts->inner_ids_free;
 	for (i = 0; i < n; i++)
 		tgk->frame_len[i] = tgk_build(tgk->frames[i], &segs[i]);
+}
+
+void tgk_run(struct kunit *test, const struct tgk_seg *segs, unsigned int n, const struct tgk_opts *opts,
+	     struct tgk_result *res)
+{
+	unsigned int i;
+
+	tgk_prepare(test, segs, n, opts, res);
 
 	/* One NAPI poll: scheduled, fed, completed. napi_complete_done flushes the GRO lists (oldest first) and
 	 * hands the GRO_NORMAL batch to the stack, as at the end of a driver's poll. */
@@ -503,12 +512,7 @@ void tgk_run_direct(struct kunit *test, const struct tgk_seg *segs, unsigned int
 	LIST_HEAD(held);
 	unsigned int i, nheld = 0;
 
-	KUNIT_ASSERT_NOT_NULL(test, tgk);
-	KUNIT_ASSERT_LE(test, n, (unsigned int)TGK_MAX_SEGS);
-	memset(res, 0, sizeof(*res));
-	tgk_inner_ids_free = opts->inner_ids_free;
-	for (i = 0; i < n; i++)
-		tgk->frame_len[i] = tgk_build(tgk->frames[i], &segs[i]);
+	tgk_prepare(test, segs, n, opts, res);
 
 	rcu_read_lock();
 	local_bh_disable();

@@ -11,11 +11,7 @@ arch=$1 mode=$2 mib=$3
 case "$mode" in demo|test|conform) ;; *) die "unknown mode '$mode' (demo, test, conform)" ;; esac
 case "$mib" in ''|*[!0-9]*) die "MIB must be a whole number, got '$mib'" ;; esac
 kdir=$("$here/scripts/kernel.sh" "$arch")
-case "$arch" in
-  x86_64) kimg="$kdir/arch/x86/boot/bzImage" ;;
-  m68k)   kimg="$kdir/vmlinux" ;;
-  *) die "unknown arch '$arch' (x86_64, m68k)" ;;
-esac
+kimg=$(kernel_image "$arch" "$kdir")
 [ -f "$kimg" ] || die "no kernel image at $kimg"
 ko="$("$here/scripts/build-module.sh" "$arch")/tungro.ko"
 

@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # Builds (or reuses) a tungro test kernel for one arch and prints its build directory.
 #
-# usage: scripts/kernel.sh ARCH [--prepare-only]
+# usage: scripts/kernel.sh ARCH
 #   ARCH          x86_64 | m68k
-#   --prepare-only  stop after modules_prepare (enough to build tungro.ko, not to boot)
 # TUNGRO_VARIANT=debug adds qemu/config/debug.config (KASAN, kmemleak).
 #
 # Cache: ${TUNGRO_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tungro}/linux-<version>/
@@ -14,8 +13,7 @@
 # Progress goes to stderr; the only stdout line is the build directory.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-arch=${1:?usage: scripts/kernel.sh ARCH [--prepare-only]}
-mode=${2:-full}
+arch=${1:?usage: scripts/kernel.sh ARCH}
 
 # shellcheck source=scripts/lib.sh
 . "$here/scripts/lib.sh"
@@ -37,14 +35,13 @@ src=$(kernel_src)
 key=$(cat "${frags[@]}" | sha256sum | cut -c1-12)
 out="$(kernel_cache)/$arch${TUNGRO_VARIANT:+-$TUNGRO_VARIANT}-$key"
 done_mark="$out/.tungro-built"
-[ "$mode" = --prepare-only ] && done_mark="$out/.tungro-prepared"
-if [ -f "$out/.tungro-built" ] || [ -f "$done_mark" ]; then echo "$out"; exit 0; fi
+if [ -f "$done_mark" ]; then echo "$out"; exit 0; fi
 
 mkdir -p "$out"
 lock="$out/.lock"
 exec 9>"$lock"
 flock 9
-if [ -f "$out/.tungro-built" ] || [ -f "$done_mark" ]; then echo "$out"; exit 0; fi
+if [ -f "$done_mark" ]; then echo "$out"; exit 0; fi
 
 kmake=(make -C "$src" O="$out" ARCH="$karch" CROSS_COMPILE="$cross" -j"$(nproc)")
 log "kernel $arch: configuring (tinyconfig + ${frags[*]##*/})"
@@ -62,11 +59,7 @@ for f in "${frags[@]}"; do
 done
 [ -z "$bad" ] || die "kernel $arch: fragment options not in the final .config:$bad"
 
-if [ "$mode" = --prepare-only ]; then
-  run_with_progress "kernel $arch: modules_prepare" "$out/build.log" "${kmake[@]}" modules_prepare
-else
-  run_with_progress "kernel $arch: building $(kernel_version) ($image)" "$out/build.log" "${kmake[@]}" all
-  [ -f "$out/$image" ] || die "kernel $arch: $image missing after build"
-fi
+run_with_progress "kernel $arch: building $(kernel_version) ($image)" "$out/build.log" "${kmake[@]}" all
+[ -f "$out/$image" ] || die "kernel $arch: $image missing after build"
 touch "$done_mark"
 echo "$out"

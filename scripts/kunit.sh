@@ -9,11 +9,7 @@ arch=${1:?usage: scripts/kunit.sh ARCH}
 suites=(tungro_ipip tungro_sit tungro_flush tungro_tcp tungro_complete tungro_malformed tungro_layout)
 
 kdir=$("$here/scripts/kernel.sh" "$arch")
-case "$arch" in
-  x86_64) kimg="$kdir/arch/x86/boot/bzImage" ;;
-  m68k)   kimg="$kdir/vmlinux" ;;
-  *) die "unknown arch '$arch' (x86_64, m68k)" ;;
-esac
+kimg=$(kernel_image "$arch" "$kdir")
 mods=$("$here/scripts/build-module.sh" "$arch")
 [ -f "$mods/tungro_kunit.ko" ] || die "tungro_kunit.ko was not built for $arch (CONFIG_KUNIT off in the test kernel?)"
 out="$here/build/$arch${TUNGRO_VARIANT:+-$TUNGRO_VARIANT}/kunit"

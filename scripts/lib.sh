@@ -56,3 +56,12 @@ copy_module_sources() {
 # Kernel ARCH and cross prefix for a tungro arch name.
 karch_of() { case "$1" in x86_64) echo x86 ;; *) echo "$1" ;; esac; }
 cross_of() { case "$1" in x86_64) echo "" ;; m68k) echo m68k-linux-gnu- ;; *) die "no cross prefix known for $1" ;; esac; }
+
+# Bootable image of a test kernel build: kernel_image ARCH BUILD_DIR
+kernel_image() {
+  case "$1" in
+    x86_64) echo "$2/arch/x86/boot/bzImage" ;;
+    m68k)   echo "$2/vmlinux" ;;
+    *) die "unknown arch '$1' (x86_64, m68k)" ;;
+  esac
+}

@@ -61,7 +61,7 @@ enum tgc_reason {
 	TGC_R_ACK,		/* TCP ack_seq differs */
 	TGC_R_OPTIONS,		/* TCP options not byte-identical (TSval included) */
 	TGC_R_SEQ,		/* sequence number is not the held packet's next */
-	TGC_R_MSS,		/* segment longer than the held gso_size */
+	TGC_R_MSS,		/* segment longer than the held gso_size, or a GSO segment of another gso_size */
 	TGC_R_SIZE,		/* aggregate would reach 64 KiB (GRO_LEGACY_MAX_SIZE, tunnels) */
 	TGC_R_END,		/* PSH/FIN/URG/RST/SYN: this segment ends the GRO packet */
 	TGC_R_SHORT,		/* payload shorter than gso_size: ends the GRO packet */
@@ -71,6 +71,13 @@ enum tgc_reason {
 	TGC_R_NOMERGE,		/* the caller's buffer mechanics could not append the segment */
 	TGC_R_FOREIGN,		/* held packet not built by tungro (loaded mid-flow): completed, not merged */
 	TGC_R_PADDING,		/* bytes after the IP packet (Ethernet padding): delivered alone, after its flow */
+	TGC_R_IP_LEN,		/* an inner IP length disagrees with the outer payload (K03): after its flow, alone */
+	TGC_R_IP_FLAGS,		/* IPv4 reserved flag bit set, any layer (K04): after its flow, alone */
+	TGC_R_IPV6_EXT,		/* IPv6 extension headers other than a fragment header: the kernel's GRO handles
+				 * them (6.12 merges identical hop-by-hop, destination options, routing headers) */
+	TGC_R_DECRYPTED,	/* TLS device offload: decrypted state differs from the held packet (6.12's
+				 * skb_cmp_decrypted()) */
+	TGC_R_UDP_ENCAP,	/* carried in FOU/GUE (the caller saw is_fou): handed to the kernel's GRO */
 	TGC_R_COUNT
 };
 
@@ -85,7 +92,8 @@ const char *tgc_reason_name(unsigned int reason);
 
 /*
  * One parsed segment. Offsets are in bytes from the outer network header. Filled by tgc_parse(); callers treat it
- * as read-only. 20 bytes, 4-aligned, same layout on every arch (pinned in tgc_layout_assert.h).
+ * as read-only but for gso_size/gso_segs, which describe a segment that arrives already GSO. 24 bytes, 4-aligned,
+ * same layout on every arch (pinned by the asserts below).
  */
 struct tgc_pkt {
 	tgc_u32 seq;		/* TCP sequence number (host order) */
@@ -98,13 +106,17 @@ struct tgc_pkt {
 	tgc_u8  tcp_flags;	/* TCP flags byte (CWR ECE URG ACK PSH RST SYN FIN) */
 	tgc_u8  nlayers;	/* IP layers: 1 plain, 2 tunneled */
 	tgc_u8  padded;		/* 1: link-layer padding follows the IP packet (never merged, M03) */
-	tgc_u8  pad;
+	tgc_u8  l3_flush;	/* TGC_R_IP_LEN or TGC_R_IP_FLAGS: never merged, but the flow is known (6.12 sets
+				 * the flush bit in inet_gro_receive and TCP still completes the flow's held packet) */
+	tgc_u16 gso_size;	/* 0: one wire segment; else the segment arrived GSO with this MSS (caller sets) */
+	tgc_u16 gso_segs;	/* wire segments in it: 1, or the GSO segment count (caller sets) */
 } TGC_ALIGN4;
-TGC_ASSERT(sizeof(struct tgc_pkt) == 20 && __alignof__(struct tgc_pkt) == 4, "tgc_pkt: size 20, align 4");
+TGC_ASSERT(sizeof(struct tgc_pkt) == 24 && __alignof__(struct tgc_pkt) == 4, "tgc_pkt: size 24, align 4");
 TGC_ASSERT(TGC_OFF(tgc_pkt, seq) == 0 && TGC_OFF(tgc_pkt, payload_len) == 4 && TGC_OFF(tgc_pkt, inner_off) == 8 &&
 	   TGC_OFF(tgc_pkt, tcp_off) == 10 && TGC_OFF(tgc_pkt, payload_off) == 12 && TGC_OFF(tgc_pkt, encap) == 14 &&
-	   TGC_OFF(tgc_pkt, inner_version) == 15 && TGC_OFF(tgc_pkt, tcp_flags) == 16 && TGC_OFF(tgc_pkt, nlayers) == 17,
-	   "tgc_pkt: field offsets");
+	   TGC_OFF(tgc_pkt, inner_version) == 15 && TGC_OFF(tgc_pkt, tcp_flags) == 16 && TGC_OFF(tgc_pkt, nlayers) == 17 &&
+	   TGC_OFF(tgc_pkt, padded) == 18 && TGC_OFF(tgc_pkt, l3_flush) == 19 && TGC_OFF(tgc_pkt, gso_size) == 20 &&
+	   TGC_OFF(tgc_pkt, gso_segs) == 22, "tgc_pkt: field offsets");
 
 /*
  * What the core needs to know of a held GRO packet besides its first segment's headers (which the caller keeps
@@ -117,7 +129,7 @@ struct tgc_held {
 	tgc_u32 payload_len;	/* TCP payload bytes held, all segments */
 	tgc_u16 count;		/* segments held (NAPI_GRO_CB(p)->count) */
 	tgc_u16 gso_size;	/* MSS: payload of the first segment (skb_shinfo(p)->gso_size) */
-	tgc_u8  id_state;	/* TGC_ID_FIXED(layer) bits, decided at the second segment */
+	tgc_u8  id_state;	/* TGC_ID_FIXED/TGC_ID_INCR(layer) bits, decided at the first merge */
 	tgc_u8  pad[3];
 } TGC_ALIGN4;
 #define TGC_PTR sizeof(void *)
@@ -128,8 +140,13 @@ TGC_ASSERT(TGC_OFF(tgc_held, hdr) == 0 && TGC_OFF(tgc_held, hdr_len) == TGC_PTR 
 	   TGC_OFF(tgc_held, count) == TGC_PTR + 12 && TGC_OFF(tgc_held, gso_size) == TGC_PTR + 14 &&
 	   TGC_OFF(tgc_held, id_state) == TGC_PTR + 16, "tgc_held: field offsets");
 
-/* id_state bit: the IPv4 ID of IP layer n (0 outer, 1 inner) stays fixed instead of incrementing. */
+/*
+ * id_state bits, per IPv4 layer n (0 outer, 1 inner): the ID stays fixed, or increments by one per wire segment.
+ * Decided at the first merge into a held packet; neither bit set means undecided (a held packet that arrived
+ * already GSO has count > 1 and no decision yet).
+ */
 #define TGC_ID_FIXED(layer) (1u << (layer))
+#define TGC_ID_INCR(layer) (1u << (4 + (layer)))
 
 /* Offset of the flags byte in the TCP header (RFC 9293 3.1), where a MERGE verdict's held_flags go. */
 #define TGC_TCP_FLAGS_OFF 13u
@@ -138,6 +155,7 @@ TGC_ASSERT(TGC_OFF(tgc_held, hdr) == 0 && TGC_OFF(tgc_held, hdr_len) == TGC_PTR 
 #define TGC_IN_UPPER_FLUSH 0x1u	/* merging forbidden by the caller (NAPI_GRO_CB(skb)->flush, frag_list, DODGY) */
 #define TGC_IN_CSUM_BAD    0x2u	/* TCP checksum failed validation */
 #define TGC_IN_NOMERGE     0x4u	/* a previous TGC_MERGE verdict could not be carried out (buffer limits) */
+#define TGC_IN_DECRYPTED   0x8u	/* the segment's TLS-offload decrypted state differs from the held packet's */
 
 /* What to do with a segment. Exactly one of MERGE, HOLD, PASS; flush_held may come with any of them. */
 enum tgc_action {
@@ -174,6 +192,16 @@ TGC_ASSERT(TGC_OFF(tgc_verdict, action) == 0 && TGC_OFF(tgc_verdict, flush_held)
  */
 unsigned int tgc_parse(const tgc_u8 *hdr, tgc_u32 hdr_len, tgc_u32 pkt_len, unsigned int encap,
 		       struct tgc_pkt *out);
+
+/*
+ * tgc_hdr_need - how many bytes from the outer network header tgc_parse() needs to see, given the @hdr_len bytes
+ * at @hdr seen so far: the headers up to the first TCP payload byte, as far as the fields read so far tell. A
+ * caller that pulls headers into linear memory in growing steps (the kernel glue: pskb_may_pull) pulls exactly
+ * this much and asks again, until the answer is <= what it has; never more than TGC_MAX_HDR_BYTES, and never more
+ * than @pkt_len. So no payload byte is copied into the linear part, and a malformed header stops the loop early
+ * (tgc_parse() then names the fault).
+ */
+tgc_u32 tgc_hdr_need(const tgc_u8 *hdr, tgc_u32 hdr_len, tgc_u32 pkt_len, unsigned int encap);
 
 /*
  * tgc_flow_of - locate the flow of a segment tgc_parse() refused, so the caller can complete that flow's held
@@ -240,8 +268,11 @@ void tgc_fix_ipv4(tgc_u8 *iph, tgc_u16 len);
  */
 int tgc_tcp_csum_ok(const struct tgc_pkt *pkt, const tgc_u8 *hdr, tgc_u32 len);
 
-/* Buckets of the segments-per-GRO-packet histogram: 1, 2, 3-4, 5-8, 9-16, 17-32, 33-64. */
-#define TGC_HIST_BUCKETS 7
+/*
+ * Buckets of the segments-per-GRO-packet histogram: 1, 2, 3-4, 5-8, 9-16, 17-32, 33-64, 65 and more (segments that
+ * arrive already GSO count as their wire segments, so a GRO packet can hold more than 64).
+ */
+#define TGC_HIST_BUCKETS 8
 unsigned int tgc_hist_bucket(unsigned int segs);
 
 #ifdef __cplusplus

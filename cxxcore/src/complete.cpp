@@ -14,22 +14,18 @@ extern "C" void tgc_fix_ipv4(u8 *iph, u16 len)
 
 extern "C" int tgc_complete(u8 *nh, u32 nh_len, u32 len, u8 id_state, unsigned int layer, tgc_completion *out)
 {
-	u32 ip_hlen;
-	if (nh_len < 1)
+	// Lengths first: no field is read before the bytes that hold it are known to be there.
+	if (nh_len < 1 || nh_len > len)
+		return -1;
+	const u32 ip_hlen = ip_version(nh) == 4 ? ipv4::kMinLen : ip_version(nh) == 6 ? ipv6::kLen : 0;
+	if (!ip_hlen || nh_len < ip_hlen + tcp::kMinLen)
 		return -1;
 	if (ip_version(nh) == 4) {
-		ip_hlen = ipv4::kMinLen;
 		if (nh[0] != 0x45 || nh[ipv4::kProto] != kProtoTCP || len > 0xffff)
 			return -1;
-	} else if (ip_version(nh) == 6) {
-		ip_hlen = ipv6::kLen;
-		if (nh[ipv6::kNextHdr] != kProtoTCP || len - ipv6::kLen > 0xffff)
-			return -1;
-	} else {
+	} else if (nh[ipv6::kNextHdr] != kProtoTCP || len - ipv6::kLen > 0xffff) {
 		return -1;
 	}
-	if (nh_len < ip_hlen + tcp::kMinLen || len < ip_hlen + tcp::kMinLen)
-		return -1;
 
 	u8 *th = nh + ip_hlen;
 	if (ip_version(nh) == 4)

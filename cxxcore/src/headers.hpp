@@ -11,7 +11,7 @@ namespace ipv4 {
 constexpr u32 kMinLen = 20;
 constexpr u32 kTos = 1, kTotLen = 2, kId = 4, kFragOff = 6, kTtl = 8, kProto = 9, kCheck = 10, kSaddr = 12,
 	      kDaddr = 16;
-constexpr u16 kDF = 0x4000, kMF = 0x2000, kOffsetMask = 0x1fff;
+constexpr u16 kReserved = 0x8000, kDF = 0x4000, kMF = 0x2000, kOffsetMask = 0x1fff;
 } // namespace ipv4
 
 namespace ipv6 {

@@ -10,14 +10,36 @@ struct Layer {
 	u32 hlen;     // network header bytes
 	u32 end;      // offset just past this layer's payload (its IP length), from the outer header
 	u8 next;      // next protocol
+	u8 flush;     // TGC_R_IP_LEN / TGC_R_IP_FLAGS: parses, but never merges (tgc_pkt.l3_flush)
 };
 
-// IPv6 next-header values that are extension headers: never merged (the kernel pulls them; tungro does not).
+// IPv6 next-header values that are extension headers other than the fragment header (44, never merged). tungro
+// does not merge through them yet; the kernel's GRO does for identical hop-by-hop, destination options and
+// routing headers, so the glue hands such packets to it.
 bool is_ipv6_ext(u8 nh) { return nh == 0 || nh == 43 || nh == 60 || nh == 51 || nh == 50 || nh == 135; }
 
-// Validates the IP header at off; avail = bytes from off that belong to it (the enclosing length).
-unsigned parse_ip(const u8 *hdr, u32 hdr_len, u32 off, u32 avail, Layer *l)
+// Sets l->end from an IP length field. Outer layer: must equal avail exactly. Inner layer: the smaller of the two
+// (never past the outer payload), flagged TGC_R_IP_LEN when they differ.
+unsigned set_extent(Layer *l, u32 off, u32 ip_len, u32 min_len, u32 avail, bool inner)
 {
+	if (ip_len == avail) {
+		l->end = off + avail;
+		return TGC_R_NONE;
+	}
+	if (!inner || ip_len < min_len)
+		return TGC_R_MALFORMED;
+	l->end = off + (ip_len < avail ? ip_len : avail);
+	l->flush = TGC_R_IP_LEN;
+	return TGC_R_NONE;
+}
+
+// Validates the IP header at off; avail = bytes from off that belong to it (the enclosing length). The outer layer
+// must fill avail exactly (the caller has cut link-layer padding off; longer is truncation, M02). An inner layer
+// whose length disagrees with what the outer layer carries is kept to the smaller extent and flagged, as 6.12's
+// inet_gro_receive/ipv6_gro_receive set the flush bit and still let TCP find the flow (K03).
+unsigned parse_ip(const u8 *hdr, u32 hdr_len, u32 off, u32 avail, bool inner, Layer *l)
+{
+	l->flush = TGC_R_NONE;
 	if (off + 1 > hdr_len)
 		return TGC_R_MALFORMED;
 	const u8 *nh = hdr + off;
@@ -29,30 +51,33 @@ unsigned parse_ip(const u8 *hdr, u32 hdr_len, u32 off, u32 avail, Layer *l)
 			return TGC_R_MALFORMED;
 		if (ihl != ipv4::kMinLen)
 			return TGC_R_IP_OPTIONS;
-		// Exact length match: more bytes than the header says is padding (M03), fewer is truncation (M02).
-		if (load16(nh + ipv4::kTotLen) != avail)
-			return TGC_R_MALFORMED;
-		if (load16(nh + ipv4::kFragOff) & (ipv4::kMF | ipv4::kOffsetMask))
+		const u16 frag = load16(nh + ipv4::kFragOff);
+		if (frag & (ipv4::kMF | ipv4::kOffsetMask))
 			return TGC_R_FRAGMENT;
 		if (csum_fold(csum_add_bytes(0, nh, ipv4::kMinLen)) != 0xffff)
 			return TGC_R_CSUM;
+		unsigned r = set_extent(l, off, load16(nh + ipv4::kTotLen), ipv4::kMinLen, avail, inner);
+		if (r)
+			return r;
+		// Any flag bit but DF (that is, the reserved bit here) makes 6.12 flush (K04).
+		if ((frag & ipv4::kReserved) && !l->flush)
+			l->flush = TGC_R_IP_FLAGS;
 		l->hlen = ihl;
-		l->end = off + avail;
 		l->next = nh[ipv4::kProto];
 		return TGC_R_NONE;
 	}
 	if (ip_version(nh) == 6) {
 		if (off + ipv6::kLen > hdr_len || avail < ipv6::kLen)
 			return TGC_R_MALFORMED;
-		if (load16(nh + ipv6::kPayloadLen) + ipv6::kLen != avail)
-			return TGC_R_MALFORMED;
+		unsigned r = set_extent(l, off, load16(nh + ipv6::kPayloadLen) + ipv6::kLen, ipv6::kLen, avail, inner);
+		if (r)
+			return r;
 		const u8 next = nh[ipv6::kNextHdr];
 		if (next == 44)
 			return TGC_R_FRAGMENT;
 		if (is_ipv6_ext(next))
-			return TGC_R_IP_OPTIONS;
+			return TGC_R_IPV6_EXT;
 		l->hlen = ipv6::kLen;
-		l->end = off + avail;
 		l->next = next;
 		return TGC_R_NONE;
 	}
@@ -86,7 +111,7 @@ extern "C" unsigned int tgc_parse(const u8 *hdr, u32 hdr_len, u32 pkt_len, unsig
 	}
 
 	Layer outer;
-	unsigned r = parse_ip(hdr, hdr_len, 0, pkt_len, &outer);
+	unsigned r = parse_ip(hdr, hdr_len, 0, pkt_len, false, &outer);
 	if (r)
 		return r;
 
@@ -100,7 +125,7 @@ extern "C" unsigned int tgc_parse(const u8 *hdr, u32 hdr_len, u32 pkt_len, unsig
 		if ((encap != TGC_ENCAP_IPIP && encap != TGC_ENCAP_SIT) || ip_version(hdr) != 4 || outer.next != encap)
 			return TGC_R_MALFORMED;
 		inner_off = outer.hlen;
-		r = parse_ip(hdr, hdr_len, inner_off, outer.end - inner_off, &inner);
+		r = parse_ip(hdr, hdr_len, inner_off, outer.end - inner_off, true, &inner);
 		if (r)
 			return r;
 		// IPIP carries IPv4 and SIT carries IPv6: anything else is not this tunnel's packet.
@@ -130,7 +155,9 @@ extern "C" unsigned int tgc_parse(const u8 *hdr, u32 hdr_len, u32 pkt_len, unsig
 	out->tcp_flags = hdr[tcp_off + tcp::kFlags];
 	out->nlayers = nlayers;
 	out->padded = padded;
-	out->pad = 0;
+	out->l3_flush = outer.flush ? outer.flush : inner.flush;
+	out->gso_size = 0;
+	out->gso_segs = 1;
 	return TGC_R_NONE;
 }
 
@@ -179,4 +206,39 @@ extern "C" int tgc_flow_of(const u8 *hdr, u32 hdr_len, unsigned int encap, tgc_p
 	out->inner_version = static_cast<u8>(ip_version(hdr + inner_off));
 	out->nlayers = nlayers;
 	return 1;
+}
+
+extern "C" u32 tgc_hdr_need(const u8 *hdr, u32 hdr_len, u32 pkt_len, unsigned int encap)
+{
+	const u32 cap = pkt_len < TGC_MAX_HDR_BYTES ? pkt_len : TGC_MAX_HDR_BYTES;
+	auto upto = [cap](u32 n) { return n < cap ? n : cap; };
+	const unsigned nlayers = encap == TGC_ENCAP_NONE ? 1u : 2u;
+	u32 off = 0;
+	u8 next = 0;
+
+	// Each IP layer: its first byte gives the version (and IPv4's IHL), then the whole header gives the
+	// protocol. Anything implausible stops the walk: tgc_parse() will refuse it from the bytes at hand.
+	for (unsigned layer = 0; layer < nlayers; layer++) {
+		if (hdr_len < off + 1)
+			return upto(off + ipv4::kMinLen);
+		u32 hlen;
+		if (ip_version(hdr + off) == 4)
+			hlen = (hdr[off] & 0x0f) * 4u;
+		else if (ip_version(hdr + off) == 6)
+			hlen = ipv6::kLen;
+		else
+			return hdr_len;
+		if (hlen < ipv4::kMinLen)
+			return hdr_len;
+		if (hdr_len < off + hlen)
+			return upto(off + hlen);
+		next = ip_version(hdr + off) == 4 ? hdr[off + ipv4::kProto] : hdr[off + ipv6::kNextHdr];
+		off += hlen;
+	}
+	if (next != kProtoTCP)
+		return hdr_len < off ? upto(off) : hdr_len; // not TCP: the IP headers are all tgc_parse() reads
+	if (hdr_len < off + tcp::kMinLen)
+		return upto(off + tcp::kMinLen);
+	const u32 thlen = (hdr[off + tcp::kDoff] >> 4) * 4u;
+	return upto(off + (thlen > tcp::kMinLen ? thlen : tcp::kMinLen));
 }

@@ -34,12 +34,20 @@ unsigned l3_flush(const u8 *nh, const u8 *held, u16 count, unsigned layer, u8 *i
 	if ((load16(nh + ipv4::kFragOff) ^ load16(held + ipv4::kFragOff)) & ipv4::kDF)
 		return TGC_R_DF;
 
-	// The ID either increments by one per held segment or stays fixed; which one is decided at the second
-	// segment and kept per layer. DF does not exempt any layer (6.18; 6.12 skipped the outer check when DF=1).
+	// The ID either increments by one per held wire segment or stays fixed; which one is decided at the first
+	// merge and kept per layer (for a held packet of one segment: offset 0 or 1, as 6.12 decides at the second
+	// segment). DF does not exempt any layer (6.18; 6.12 skipped the outer check when DF=1).
 	const u16 offset = static_cast<u16>(load16(nh + ipv4::kId) - load16(held + ipv4::kId));
-	const u8 fixed = TGC_ID_FIXED(layer);
-	if (count == 1 && offset == 0)
-		*id_state |= fixed;
+	const u8 fixed = TGC_ID_FIXED(layer), incr = TGC_ID_INCR(layer);
+	if (!(*id_state & (fixed | incr))) {
+		if (offset == 0)
+			*id_state |= fixed;
+		else if (offset == count)
+			*id_state |= incr;
+		else
+			return TGC_R_IP_ID;
+		return TGC_R_NONE;
+	}
 	const u16 expected = (*id_state & fixed) ? 0 : count;
 	return offset == expected ? TGC_R_NONE : TGC_R_IP_ID;
 }
@@ -72,8 +80,9 @@ unsigned merge_flush(const tgc_pkt *pkt, const u8 *hdr, const tgc_held *held, u8
 	if (r)
 		return r;
 
-	// A segment may be shorter than the held MSS (it then ends the packet) but never longer.
-	if (pkt->payload_len > held->gso_size)
+	// A segment may be shorter than the held MSS (it then ends the packet) but never longer; one that arrives
+	// already GSO joins only with the same gso_size (6.12's tcp_gro_receive).
+	if (pkt->gso_size ? pkt->gso_size != held->gso_size : pkt->payload_len > held->gso_size)
 		return TGC_R_MSS;
 	if (static_cast<u32>(load32(th2 + tcp::kSeq) + held->payload_len) != pkt->seq)
 		return TGC_R_SEQ;
@@ -83,6 +92,15 @@ unsigned merge_flush(const tgc_pkt *pkt, const u8 *hdr, const tgc_held *held, u8
 }
 
 constexpr u8 kEndFlags = tcp::kURG | tcp::kPSH | tcp::kRST | tcp::kSYN | tcp::kFIN;
+
+// Whether the segment is short of full MSS segments: a wire segment shorter than @mss, or a GSO segment whose
+// length is not gso_segs * gso_size (6.12's tcp_gro_receive, out_check_final). Either ends its GRO packet.
+bool short_of_mss(const tgc_pkt *pkt, u32 mss)
+{
+	if (pkt->gso_size)
+		return pkt->payload_len != static_cast<u32>(pkt->gso_segs) * pkt->gso_size;
+	return pkt->payload_len < mss;
+}
 
 } // namespace
 } // namespace tungro
@@ -119,6 +137,10 @@ extern "C" void tgc_decide(const tgc_pkt *pkt, const u8 *hdr, const tgc_held *he
 		r = TGC_R_NO_PAYLOAD;
 	else if (pkt->padded)
 		r = TGC_R_PADDING;
+	else if (pkt->l3_flush)
+		r = pkt->l3_flush;
+	else if (held && (in & TGC_IN_DECRYPTED))
+		r = TGC_R_DECRYPTED;
 	else if (held && (in & TGC_IN_NOMERGE))
 		r = TGC_R_NOMERGE;
 	else if (held)
@@ -133,11 +155,12 @@ extern "C" void tgc_decide(const tgc_pkt *pkt, const u8 *hdr, const tgc_held *he
 		const unsigned layer = pkt->nlayers - 1u;
 		v->fixedid = ip_version(inner) == 4 && (v->id_state & TGC_ID_FIXED(layer)) &&
 			     (load16(inner + ipv4::kFragOff) & ipv4::kDF);
-		// The merged segment ends the packet: PSH/FIN/URG/RST/SYN, or it is shorter than the MSS.
+		// The merged segment ends the packet: PSH/FIN/URG/RST/SYN, or it is shorter than the MSS (a GSO
+		// segment: its length is not a whole number of gso_size segments).
 		if (ends) {
 			v->flush_held = 1;
 			v->reason = TGC_R_END;
-		} else if (pkt->payload_len < held->gso_size) {
+		} else if (short_of_mss(pkt, held->gso_size)) {
 			v->flush_held = 1;
 			v->reason = TGC_R_SHORT;
 		} else {
@@ -151,7 +174,11 @@ extern "C" void tgc_decide(const tgc_pkt *pkt, const u8 *hdr, const tgc_held *he
 	v->id_state = held ? held->id_state : 0;
 	if (r == TGC_R_NONE && ends)
 		r = TGC_R_END;
-	if (r == TGC_R_UPPER || r == TGC_R_CSUM || r == TGC_R_NO_PAYLOAD || r == TGC_R_PADDING || ends)
+	// Held as a new flow unless it can never start one: a segment that ends a packet, or one refused for what it
+	// is rather than for how it differs from the held packet. A GSO segment not made of whole MSS segments ends
+	// its GRO packet at once (6.12 flushes it), so it is passed too.
+	if (r == TGC_R_UPPER || r == TGC_R_CSUM || r == TGC_R_NO_PAYLOAD || r == TGC_R_PADDING ||
+	    r == TGC_R_IP_LEN || r == TGC_R_IP_FLAGS || ends || (pkt->gso_size && short_of_mss(pkt, pkt->gso_size)))
 		v->action = TGC_PASS;
 	else
 		v->action = TGC_HOLD;

@@ -37,7 +37,7 @@ size_t put_v4(std::vector<uint8_t> &b, const V4 &h, uint16_t total_len, uint8_t 
 	b[at + 1] = h.tos;
 	put16(b, at + 2, total_len);
 	put16(b, at + 4, h.id);
-	put16(b, at + 6, (h.df ? 0x4000 : 0) | (h.mf ? 0x2000 : 0) | h.frag_offset);
+	put16(b, at + 6, (h.reserved ? 0x8000 : 0) | (h.df ? 0x4000 : 0) | (h.mf ? 0x2000 : 0) | h.frag_offset);
 	b[at + 8] = h.ttl;
 	b[at + 9] = h.proto ? h.proto : proto;
 	put32(b, at + 12, h.saddr);
@@ -107,7 +107,7 @@ std::vector<uint8_t> build(const Segment &s)
 		break;
 	case Encap::IPIP: {
 		const size_t inner_len = s.inner4.ihl * 4 + l4;
-		put_v4(b, s.outer, static_cast<uint16_t>(20 + inner_len + s.outer_len_delta), 4);
+		put_v4(b, s.outer, static_cast<uint16_t>(20 + inner_len + s.inner_padding + s.outer_len_delta), 4);
 		V4 in = s.inner4;
 		if (s.inner_proto_override)
 			in.proto = s.inner_proto_override;
@@ -115,7 +115,7 @@ std::vector<uint8_t> build(const Segment &s)
 		break;
 	}
 	case Encap::SIT: {
-		put_v4(b, s.outer, static_cast<uint16_t>(20 + 40 + l4 + s.outer_len_delta), 41);
+		put_v4(b, s.outer, static_cast<uint16_t>(20 + 40 + l4 + s.inner_padding + s.outer_len_delta), 41);
 		V6 in = s.inner6;
 		if (s.inner_proto_override)
 			in.next_header = s.inner_proto_override;
@@ -150,6 +150,8 @@ std::vector<uint8_t> build(const Segment &s)
 		c ^= 0x5a5a;
 	put16(b, th + 16, c);
 
+	if (s.encap == Encap::IPIP || s.encap == Encap::SIT)
+		b.resize(b.size() + s.inner_padding, 0);
 	b.resize(b.size() + s.padding, 0);
 	return b;
 }

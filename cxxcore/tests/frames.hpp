@@ -17,6 +17,7 @@ struct V4 {
 	uint16_t id = 0;
 	uint32_t saddr = 0xc6120002, daddr = 0xc6120001; // 198.18.0.2 -> 198.18.0.1
 	bool mf = false;
+	bool reserved = false; // the reserved flag bit (K04)
 	uint16_t frag_offset = 0;
 	uint8_t ihl = 5;
 	uint8_t proto = 0; // 0: natural (4/41 outer, 6 inner)
@@ -48,6 +49,7 @@ struct Segment {
 	uint8_t payload_seed = 0;
 	int32_t outer_len_delta = 0; // added to the outer length field only (M02/M03)
 	uint32_t padding = 0;        // trailing bytes not covered by any length (M03)
+	uint32_t inner_padding = 0;  // tunnels: bytes the outer length covers after the inner packet (K03)
 	bool bad_tcp_csum = false;
 	uint8_t inner_proto_override = 0; // e.g. 1 (ICMP), 4 (nested IPIP)
 };

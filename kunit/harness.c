@@ -23,13 +23,18 @@
 #include "tungro_kunit.h"
 
 #define TGK_MAX_FRAME 1600
+#define TGK_MAX_INPUT 8192	/* one input skb: a GSO input holds several MSS segments */
 
 struct tgk_ctx {
 	struct net_device *dev;
 	struct napi_struct napi;
 	struct sk_buff_head rx;		/* skbs the stack received after GRO, in order */
+	struct sk_buff_head keep;	/* originals of cloned inputs, freed after the run: the clones stay cloned */
 	u8 frames[TGK_MAX_SEGS][TGK_MAX_FRAME];	/* wire frames of the current run, from the network header */
 	unsigned int frame_len[TGK_MAX_SEGS];
+	unsigned int flow[TGK_MAX_SEGS];	/* per wire frame: its flow's order key */
+	unsigned int nframes;
+	u8 input[TGK_MAX_INPUT];	/* the input skb being built (a GSO input is longer than a frame) */
 };
 
 static struct tgk_ctx *tgk;
@@ -53,6 +58,7 @@ int tgk_suite_init(struct kunit_suite *suite)
 	if (!tgk)
 		return -ENOMEM;
 	skb_queue_head_init(&tgk->rx);
+	skb_queue_head_init(&tgk->keep);
 	tgk->dev = alloc_etherdev(0);
 	if (!tgk->dev) {
 		err = -ENOMEM;
@@ -67,6 +73,7 @@ int tgk_suite_init(struct kunit_suite *suite)
 	rtnl_unlock();
 	if (err)
 		goto free_dev;
+	tungro_stats_init();
 	err = tungro_offloads_install();
 	if (err)
 		goto unregister;
@@ -98,6 +105,7 @@ void tgk_suite_exit(struct kunit_suite *suite)
 	netif_napi_del(&tgk->napi);
 	free_netdev(tgk->dev);
 	skb_queue_purge(&tgk->rx);
+	skb_queue_purge(&tgk->keep);
 	kfree(tgk);
 	tgk = NULL;
 }
@@ -143,7 +151,7 @@ static unsigned int tgk_put_v4(u8 *p, const struct tgk_v4 *h, unsigned int total
 	iph->tos = h->tos;
 	iph->tot_len = htons(total);
 	iph->id = htons(h->id);
-	iph->frag_off = htons((h->df ? IP_DF : 0) | (h->mf ? IP_MF : 0) | h->frag_offset);
+	iph->frag_off = htons((h->reserved ? IP_CE : 0) | (h->df ? IP_DF : 0) | (h->mf ? IP_MF : 0) | h->frag_offset);
 	iph->ttl = h->ttl;
 	iph->protocol = h->proto ? h->proto : proto;
 	iph->check = 0;
@@ -156,6 +164,7 @@ static unsigned int tgk_build(u8 *buf, const struct tgk_seg *s)
 {
 	static const u8 prefix6[6] = { 0x20, 0x01, 0x0d, 0xb8, 0x00, 0x41 };
 	unsigned int thlen = sizeof(struct tcphdr) + s->optlen, l4 = thlen + s->payload_len, off = 0, i;
+	unsigned int ext = s->encap == TGK_SIT && s->inner6.dstopts ? 8 : 0;
 	u8 *inner, *th;
 	struct tcphdr *tcp;
 	__wsum sum;
@@ -171,9 +180,10 @@ static unsigned int tgk_build(u8 *buf, const struct tgk_seg *s)
 		((struct iphdr *)buf)->saddr = htonl(0xc6130102);
 		((struct iphdr *)buf)->daddr = htonl(0xc6130101);
 	} else {
-		unsigned int ilen = s->encap == TGK_IPIP ? (s->inner4.ihl ? s->inner4.ihl : 5) * 4 + l4 : 40 + l4;
+		unsigned int ilen = s->encap == TGK_IPIP ? (s->inner4.ihl ? s->inner4.ihl : 5) * 4 + l4 : 40 + ext + l4;
 
-		tgk_put_v4(buf, &s->outer, 20 + ilen + s->outer_len_delta, s->encap == TGK_IPIP ? IPPROTO_IPIP : IPPROTO_IPV6);
+		tgk_put_v4(buf, &s->outer, 20 + ilen + s->inner_padding + s->outer_len_delta,
+			   s->encap == TGK_IPIP ? IPPROTO_IPIP : IPPROTO_IPV6);
 		((struct iphdr *)buf)->saddr = htonl(0xc6120002);
 		((struct iphdr *)buf)->daddr = htonl(0xc6120001);
 		inner = buf + 20;
@@ -186,14 +196,21 @@ static unsigned int tgk_build(u8 *buf, const struct tgk_seg *s)
 
 			memset(ip6, 0, sizeof(*ip6));
 			*(__be32 *)ip6 = htonl((6u << 28) | ((u32)s->inner6.traffic_class << 20) | (s->inner6.flow_label & 0xfffff));
-			ip6->payload_len = htons(l4);
+			ip6->payload_len = htons(ext + l4);
 			ip6->nexthdr = s->inner6.next_header ? s->inner6.next_header : IPPROTO_TCP;
+			if (ext) {
+				/* next header TCP, length 0 (8 bytes), PadN of 4 bytes after the 2-byte header */
+				static const u8 dstopts[8] = { IPPROTO_TCP, 0, 1, 4, 0, 0, 0, 0 };
+
+				ip6->nexthdr = IPPROTO_DSTOPTS;
+				memcpy(inner + 40, dstopts, sizeof(dstopts));
+			}
 			ip6->hop_limit = s->inner6.hop_limit;
 			memcpy(&ip6->saddr, prefix6, 6);
 			memcpy(&ip6->daddr, prefix6, 6);
 			ip6->saddr.s6_addr[15] = 2;
 			ip6->daddr.s6_addr[15] = 1;
-			off = 60;
+			off = 60 + ext;
 		}
 		/* Re-checksum the outer header after the addresses went in. */
 		((struct iphdr *)buf)->check = 0;
@@ -227,23 +244,26 @@ static unsigned int tgk_build(u8 *buf, const struct tgk_seg *s)
 					     IPPROTO_TCP, sum);
 	if (s->bad_csum)
 		tcp->check ^= htons(0x5a5a);
-	memset(th + l4, 0, s->padding);
-	return off + l4 + s->padding;
+	memset(th + l4, 0, s->inner_padding + s->padding);
+	return off + l4 + s->inner_padding + s->padding;
 }
 
-/* A received skb holding @frame behind an Ethernet header, linear or with the payload in a page fragment. */
+/*
+ * A received skb holding @frame behind an Ethernet header: linear, or with the part past o->head in one page frag
+ * (or two, split at o->frag_split), as NAPI drivers build them; optionally with no tailroom, or a clone.
+ */
 static struct sk_buff *tgk_skb(struct kunit *test, const u8 *frame, unsigned int len, const struct tgk_opts *o)
 {
-	unsigned int head = len, reserve;
+	unsigned int head = len, reserve, split;
 	struct sk_buff *skb;
 	struct ethhdr *eth;
 
-	if (o->page_frag && len > 128)
-		head = 128;	/* headers (and a little payload) linear, the rest in a page, as NAPI drivers build */
-	skb = alloc_skb(head + ETH_HLEN + 64, GFP_KERNEL);
+	if (o->page_frag)
+		head = o->no_linear ? 0 : min(len, o->head ? o->head : 128u);
+	skb = alloc_skb(head + ETH_HLEN + (o->tight ? 0 : 64) + 8, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, skb);
 	/* Network header address = o->align (mod 4). */
-	reserve = 32;
+	reserve = 0;
 	while (((unsigned long)(skb->data + reserve + ETH_HLEN) & 3) != o->align)
 		reserve++;
 	skb_reserve(skb, reserve);
@@ -253,12 +273,15 @@ static struct sk_buff *tgk_skb(struct kunit *test, const u8 *frame, unsigned int
 	eth->h_source[5] = 2;
 	eth->h_proto = htons(ETH_P_IP);
 	skb_put_data(skb, frame, head);
-	if (head < len) {
+	split = o->frag_split > head && o->frag_split < len ? o->frag_split : len;
+	while (head < len) {
 		struct page *page = alloc_page(GFP_KERNEL);
+		unsigned int end = head < split ? split : len;
 
 		KUNIT_ASSERT_NOT_NULL(test, page);
-		memcpy(page_address(page), frame + head, len - head);
-		skb_add_rx_frag(skb, 0, page, 0, len - head, PAGE_SIZE);
+		memcpy(page_address(page), frame + head, end - head);
+		skb_add_rx_frag(skb, skb_shinfo(skb)->nr_frags, page, 0, end - head, PAGE_SIZE);
+		head = end;
 	}
 	skb->dev = tgk->dev;
 	skb->protocol = eth_type_trans(skb, tgk->dev);
@@ -268,6 +291,28 @@ static struct sk_buff *tgk_skb(struct kunit *test, const u8 *frame, unsigned int
 		skb->csum = csum_partial(frame, len, 0);
 	} else {
 		skb->ip_summed = CHECKSUM_NONE;	/* no device checksum help: GRO validates in software */
+	}
+	if (o->clone) {
+		struct sk_buff *clone = skb_clone(skb, GFP_KERNEL);
+
+		KUNIT_ASSERT_NOT_NULL(test, clone);
+		skb_queue_tail(&tgk->keep, skb);
+		skb = clone;
+	}
+	return skb;
+}
+
+/* The skb GRO receives for input @s: one wire segment, or a GSO skb standing for s->gso_segs of them (K02). */
+static struct sk_buff *tgk_input(struct kunit *test, const struct tgk_seg *s, const struct tgk_opts *o)
+{
+	unsigned int len = tgk_build(tgk->input, s);
+	struct sk_buff *skb = tgk_skb(test, tgk->input, len, o);
+
+	if (s->gso_segs > 1) {
+		skb_shinfo(skb)->gso_size = s->payload_len / s->gso_segs;
+		skb_shinfo(skb)->gso_segs = s->gso_segs;
+		skb_shinfo(skb)->gso_type = (s->encap == TGK_SIT ? SKB_GSO_TCPV6 : SKB_GSO_TCPV4) |
+					    (s->encap == TGK_PLAIN4 ? 0 : SKB_GSO_IPXIP4);
 	}
 	return skb;
 }
@@ -305,8 +350,7 @@ static bool tgk_match(struct kunit *test, struct sk_buff *seg, unsigned int gso_
 	if (skb_linearize(seg))
 		return false;
 	for (j = 0; j < n; j++) {
-		/* order key: port (0-7), encap, and the IPv6 flow label (a different label is a different flow) */
-		unsigned int flow = ((segs[j].sport - 40000) & 7) | (segs[j].encap << 3) | (segs[j].inner6.flow_label ? 32 : 0);
+		unsigned int flow = tgk->flow[j];
 
 		if (used[j] || tgk->frame_len[j] != seg->len || !tgk_same_frame(seg->data, tgk->frames[j], seg->len, gso_type))
 			continue;
@@ -355,7 +399,7 @@ static void tgk_check_wire(struct kunit *test, struct sk_buff *skb, const struct
 /* Takes every packet the stack received, records it in @res and checks it against the sent frames. */
 static void tgk_collect(struct kunit *test, const struct tgk_seg *segs, unsigned int n, struct tgk_result *res)
 {
-	bool *used = kunit_kzalloc(test, n * sizeof(bool) + 1, GFP_KERNEL);
+	bool *used = kunit_kzalloc(test, tgk->nframes * sizeof(bool) + 1, GFP_KERNEL);
 	int *last = kunit_kzalloc(test, 64 * sizeof(int), GFP_KERNEL);
 	unsigned int matched = 0, i;
 	struct sk_buff *skb;
@@ -372,15 +416,17 @@ static void tgk_collect(struct kunit *test, const struct tgk_seg *segs, unsigned
 		p->len = skb->len;
 		p->gso_size = skb_shinfo(skb)->gso_size;
 		p->gso_type = skb_shinfo(skb)->gso_type;
+		p->headlen = skb_headlen(skb);
 		p->ip_summed = skb->ip_summed;
 		skb_copy_bits(skb, 0, p->hdr, min_t(unsigned int, skb->len, sizeof(p->hdr)));
-		tgk_check_wire(test, skb, segs, n, used, last, &matched);
+		tgk_check_wire(test, skb, segs, tgk->nframes, used, last, &matched);
 		if (p->segs > 1)
 			res->roundtrip_checked++;
 		res->n++;
 		kfree_skb(skb);
 	}
-	KUNIT_EXPECT_EQ_MSG(test, matched, n, "segments delivered vs sent: lost or duplicated");
+	KUNIT_EXPECT_EQ_MSG(test, matched, tgk->nframes, "segments delivered vs sent: lost or duplicated");
+	skb_queue_purge(&tgk->keep);
 }
 
 /* Builds the wire frames of a run and resets its result; both delivery paths start here. */
@@ -390,11 +436,28 @@ static void tgk_prepare(struct kunit *test, const struct tgk_seg *segs, unsigned
 	unsigned int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, tgk);
-	KUNIT_ASSERT_LE(test, n, (unsigned int)TGK_MAX_SEGS);
 	memset(res, 0, sizeof(*res));
 	tgk_inner_ids_free = opts->inner_ids_free;
-	for (i = 0; i < n; i++)
-		tgk->frame_len[i] = tgk_build(tgk->frames[i], &segs[i]);
+	tgk->nframes = 0;
+	for (i = 0; i < n; i++) {
+		/* A GSO input is on the wire as gso_segs segments: those are what the round trip must give back. */
+		unsigned int k, pieces = max_t(unsigned int, 1, segs[i].gso_segs);
+		struct tgk_seg w = segs[i];
+
+		w.payload_len = segs[i].payload_len / pieces;
+		w.gso_segs = 0;
+		for (k = 0; k < pieces; k++) {
+			unsigned int f = tgk->nframes++;
+
+			KUNIT_ASSERT_LE(test, tgk->nframes, (unsigned int)TGK_MAX_SEGS);
+			tgk->frame_len[f] = tgk_build(tgk->frames[f], &w);
+			/* order key: port (0-7), encap, and the IPv6 flow label (another label, another flow) */
+			tgk->flow[f] = ((w.sport - 40000) & 7) | (w.encap << 3) | (w.inner6.flow_label ? 32 : 0);
+			w.seq += w.payload_len;
+			w.inner4.id++;
+			w.outer.id += w.encap == TGK_PLAIN4 ? 1 : 0;
+		}
+	}
 }
 
 void tgk_run(struct kunit *test, const struct tgk_seg *segs, unsigned int n, const struct tgk_opts *opts,
@@ -409,7 +472,7 @@ void tgk_run(struct kunit *test, const struct tgk_seg *segs, unsigned int n, con
 	local_bh_disable();
 	KUNIT_ASSERT_TRUE(test, napi_schedule_prep(&tgk->napi));
 	for (i = 0; i < n; i++)
-		napi_gro_receive(&tgk->napi, tgk_skb(test, tgk->frames[i], tgk->frame_len[i], opts));
+		napi_gro_receive(&tgk->napi, tgk_input(test, &segs[i], opts));
 	napi_complete_done(&tgk->napi, 0);
 	local_bh_enable();
 
@@ -517,13 +580,20 @@ void tgk_run_direct(struct kunit *test, const struct tgk_seg *segs, unsigned int
 	rcu_read_lock();
 	local_bh_disable();
 	for (i = 0; i < n; i++) {
-		tgk_direct_one(test, &held, &nheld, tgk_skb(test, tgk->frames[i], tgk->frame_len[i], opts));
+		tgk_direct_one(test, &held, &nheld, tgk_input(test, &segs[i], opts));
 		if ((int)i == forget_after) {
 			struct sk_buff *p;
 
-			/* As if the kernel's own GRO had held these (tungro loaded mid-flow): no tungro state. */
-			list_for_each_entry(p, &held, list)
-				TUNGRO_CB(p)->word = 0;
+			/* As if the kernel's own GRO had held these (tungro loaded mid-flow): no tungro state, or
+			 * stale cb bytes that happen to equal tungro's magic on a packet older than the install. */
+			list_for_each_entry(p, &held, list) {
+				if (opts->stale_magic) {
+					TUNGRO_CB(p)->magic = TUNGRO_CB_MAGIC;
+					NAPI_GRO_CB(p)->age = READ_ONCE(tungro_installed_at);
+				} else {
+					TUNGRO_CB(p)->word = 0;
+				}
+			}
 		}
 	}
 	while (!list_empty(&held)) {

@@ -39,13 +39,14 @@ enum tgk_encap { TGK_PLAIN4, TGK_IPIP, TGK_SIT };
 
 struct tgk_v4 {
 	u8 ttl, tos, ihl, proto;	/* ihl 0 -> 5; proto 0 -> natural */
-	bool df, mf;
+	bool df, mf, reserved;		/* reserved: the reserved flag bit (K04) */
 	u16 id, frag_offset;
 };
 
 struct tgk_v6 {
 	u8 hop_limit, traffic_class, next_header;	/* next_header 0 -> 6 */
 	u32 flow_label;
+	bool dstopts;		/* an 8-byte destination options header (PadN) between IPv6 and TCP */
 };
 
 struct tgk_seg {
@@ -60,18 +61,28 @@ struct tgk_seg {
 	u32 payload_len;
 	int outer_len_delta;	/* added to the outer length field only */
 	u32 padding;		/* bytes after the packet, covered by no length (Ethernet padding) */
+	u32 inner_padding;	/* tunnels: bytes the outer length covers after the inner packet (K03) */
 	bool bad_csum;
+	u16 gso_segs;		/* > 1: arrives as one GSO skb of gso_segs MSS segments of payload_len / gso_segs
+				 * (on the wire: that many segments, IDs and sequence numbers following) (K02) */
 };
 
 /* How the skbs of a run are built. */
 struct tgk_opts {
 	bool page_frag;		/* payload in a page fragment instead of the linear area */
 	unsigned int align;	/* network header address mod 4 (0 or 2) */
+	unsigned int head;	/* page_frag: bytes from the network header kept linear (0: 128) (K05) */
+	bool no_linear;		/* page_frag: nothing linear past the Ethernet header (GRO's frag0 path) */
+	unsigned int frag_split;	/* page_frag: the first page frag ends here, the rest is a second frag */
+	bool clone;		/* hand GRO a clone: its head is shared, so a pull must reallocate it (K05) */
+	bool tight;		/* no tailroom: a pull must reallocate the head (K05) */
 	bool csum_complete;	/* device checksum help: CHECKSUM_COMPLETE with skb->csum over the packet */
 	bool inner_ids_free;	/* round trip ignores inner IPv4 IDs: fixed IDs with DF clear come back numbered (L12) */
+	bool stale_magic;	/* tgk_run_direct's forget_after leaves tungro's magic (stale cb bytes) on packets
+				 * older than the install, instead of clearing the word */
 };
 
-#define TGK_MAX_SEGS 64
+#define TGK_MAX_SEGS 96		/* wire segments of a run (a GSO input counts as its gso_segs) */
 
 /* One delivered packet as the stack saw it after GRO. */
 struct tgk_pkt {
@@ -79,6 +90,7 @@ struct tgk_pkt {
 	unsigned int len;	/* bytes from the outer network header */
 	unsigned int gso_size;
 	unsigned int gso_type;
+	unsigned int headlen;	/* linear bytes from the network header as delivered */
 	u8 ip_summed;
 	u8 hdr[80];		/* first header bytes as delivered (after gro_complete) */
 };

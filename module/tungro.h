@@ -1,51 +1,115 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* tungro.h - declarations shared by the C glue files of tungro.ko. */
+/* tungro.h - declarations shared by the C glue files of tungro.ko (and of tungro_kunit.ko, which links them). */
 #ifndef TUNGRO_H
 #define TUNGRO_H
 
 #include <linux/netdevice.h>
 #include <linux/percpu.h>
+#include <linux/u64_stats_sync.h>
 #include <net/protocol.h>
 
 #include "../cxxcore/include/tungro_core.h"
 
-/* Per-CPU counters, summed by debugfs tungro/stats. Every skb tungro's gro_receive sees ends in exactly one of
- * held, merged, passed or delegated, so GRO packets delivered = held + passed. */
-struct tungro_stats {
-	u64 seen;		/* skbs entering tungro's gro_receive */
-	u64 held;		/* started a new GRO packet */
-	u64 merged;		/* appended to a held GRO packet */
-	u64 passed;		/* delivered unmerged (GRO_NORMAL) */
-	u64 delegated;		/* not TCP: handed to the kernel's own tunnel GRO */
-	u64 completed;		/* GRO packets of 2+ segments completed by tungro's gro_complete */
-	u64 foreign_completed;	/* held packets built by the kernel's GRO, completed by the kernel's callback */
-	u64 hist[TGC_HIST_BUCKETS];	/* segments per completed GRO packet (buckets of tgc_hist_bucket) */
-	u64 reason[TGC_R_COUNT];	/* why segments were not merged or held packets ended early */
+/*
+ * Counters, one u64 each per CPU, summed by debugfs tungro/stats. Every skb tungro's gro_receive sees ends in
+ * exactly one of held, merged, passed or delegated.
+ */
+enum tungro_stat {
+	TUNGRO_S_SEEN,			/* skbs entering tungro's gro_receive */
+	TUNGRO_S_HELD,			/* started a new GRO packet */
+	TUNGRO_S_MERGED,		/* appended to a held GRO packet */
+	TUNGRO_S_PASSED,		/* delivered unmerged (GRO_NORMAL) */
+	TUNGRO_S_DELEGATED,		/* handed to the kernel's own tunnel GRO (not TCP, FOU/GUE, IPv6 ext hdrs) */
+	TUNGRO_S_COMPLETED,		/* GRO packets of 2+ segments completed by tungro's gro_complete */
+	TUNGRO_S_FOREIGN_COMPLETED,	/* held packets tungro did not build, completed by the kernel's callback */
+	TUNGRO_S_COMPLETE_FALLBACK,	/* marked as tungro's but not completable by the core: kernel's callback */
+	TUNGRO_S_HIST,			/* TGC_HIST_BUCKETS: segments per completed GRO packet (2+) */
+	TUNGRO_S_REASON = TUNGRO_S_HIST + TGC_HIST_BUCKETS,	/* TGC_R_COUNT: enum tgc_reason */
+	TUNGRO_S_COUNT = TUNGRO_S_REASON + TGC_R_COUNT
 };
 
-DECLARE_PER_CPU(struct tungro_stats, tungro_stats);
+struct tungro_pcpu_stats {
+	u64_stats_t c[TUNGRO_S_COUNT];
+	struct u64_stats_sync syncp;	/* 64-bit counters read whole on 32-bit CPUs too (m68k) */
+};
+
+DECLARE_PER_CPU(struct tungro_pcpu_stats, tungro_stats);
+
+/* Adds @n to counter @idx of this CPU. Callers run in BH context (GRO), which keeps one writer per CPU. */
+static inline void tungro_count(unsigned int idx, u64 n)
+{
+	struct tungro_pcpu_stats *s = this_cpu_ptr(&tungro_stats);
+
+	u64_stats_update_begin(&s->syncp);
+	u64_stats_add(&s->c[idx], n);
+	u64_stats_update_end(&s->syncp);
+}
 
 static inline void tungro_count_reason(unsigned int reason)
 {
 	if (reason && reason < TGC_R_COUNT)
-		this_cpu_inc(tungro_stats.reason[reason]);
+		tungro_count(TUNGRO_S_REASON + reason, 1);
 }
 
-/* The kernel's offloads saved at load, used for GSO and for packets tungro does not own. */
-extern const struct net_offload *tungro_orig_ipip;
-extern const struct net_offload *tungro_orig_sit;
+/* Sums counter @idx over all CPUs (debugfs, tests). */
+u64 tungro_stat_sum(unsigned int idx);
+
+/*
+ * One protocol slot of inet_offloads[] that tungro takes over. @orig is the kernel's own built-in offload, saved
+ * before tungro's is published (read it with tungro_orig()); @ours carries the kernel's gso_segment and tungro's
+ * gro_receive/gro_complete.
+ */
+struct tungro_slot {
+	const char *name;		/* "IPIP", "SIT": for messages */
+	int proto;			/* IPPROTO_IPIP, IPPROTO_IPV6 */
+	const struct net_offload *orig;
+	struct net_offload ours;
+	bool installed;
+};
+
+extern struct tungro_slot tungro_slot_ipip;
+extern struct tungro_slot tungro_slot_sit;
+/* jiffies once every CPU sees tungro's slots: a held packet older than this was held by the kernel's own GRO. */
+extern unsigned long tungro_installed_at;
+
+/*
+ * The kernel's offload behind @slot, for a caller that was reached through tungro's published callbacks. The
+ * pointer is stored before the publishing cmpxchg (a full barrier); a CPU that already loaded the slot but reads
+ * a stale NULL here orders its loads and reads again, so it never calls through NULL (finding 1 of issue 7).
+ */
+static inline const struct net_offload *tungro_orig(const struct tungro_slot *slot)
+{
+	const struct net_offload *orig = READ_ONCE(slot->orig);
+
+	if (unlikely(!orig)) {
+		smp_rmb();	/* pairs with the publishing cmpxchg: the slot load came first */
+		orig = READ_ONCE(slot->orig);
+	}
+	return orig;
+}
 
 struct sk_buff *tungro_ipip_gro_receive(struct list_head *head, struct sk_buff *skb);
 struct sk_buff *tungro_sit_gro_receive(struct list_head *head, struct sk_buff *skb);
 int tungro_ipip_gro_complete(struct sk_buff *skb, int nhoff);
 int tungro_sit_gro_complete(struct sk_buff *skb, int nhoff);
 
-/* Installs tungro's IPIP and SIT offloads (saving the kernel's); 0 or -ENOENT/-EBUSY. */
+/*
+ * Installs tungro's IPIP and SIT offloads, saving the kernel's. Refuses (-EBUSY, with a message naming what is
+ * there) a slot that does not hold the kernel's own built-in offload: stacking on another module's hooks would
+ * leave one of us calling into freed memory when the other unloads. Returns 0, -ENOENT or -EBUSY; sleeps (it
+ * waits for every CPU to see the new slots and for jiffies to pass the install, see tungro_installed_at).
+ */
 int tungro_offloads_install(void);
-/* Restores the kernel's offloads and waits until no CPU runs tungro's callbacks. */
+/*
+ * Restores the kernel's offloads and waits until no CPU runs tungro's callbacks. If another module has stacked
+ * its own offload on top of tungro's, says so and waits (logging every 10 s) for that module to put tungro's
+ * back: freeing tungro's code under it would leave a dangling pointer in inet_offloads[].
+ */
 void tungro_offloads_remove(void);
 
-int tungro_stats_init(void);
-void tungro_stats_exit(void);
+/* Per-CPU counter set-up (u64_stats_init) and the debugfs directory tungro/ with its stats file. */
+void tungro_stats_init(void);
+void tungro_debugfs_init(void);
+void tungro_debugfs_exit(void);
 
 #endif /* TUNGRO_H */

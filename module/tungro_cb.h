@@ -11,13 +11,18 @@
 #define TUNGRO_CB_H
 
 #include <linux/build_bug.h>
+#include <linux/jiffies.h>
 #include <linux/skbuff.h>
 #include <linux/stddef.h>
 #include <net/gro.h>
 
 #include "../cxxcore/include/tungro_core.h"
 
-/* Marks an skb whose GRO state tungro wrote: a held packet without it was held by the kernel's own GRO. */
+/*
+ * Marks an skb that tungro's gro_receive held. The bytes after napi_gro_cb are not cleared by the kernel, so a
+ * packet the kernel's GRO held before tungro was installed may carry anything there, this value included: the
+ * magic alone never decides (tungro_held_by_us()).
+ */
 #define TUNGRO_CB_MAGIC 0x7467	/* "tg" */
 
 #ifndef TUNGRO_LAYOUT_SELFTEST
@@ -49,9 +54,27 @@ struct tungro_gro_cb {
 	};
 } TUNGRO_CB_ALIGN;
 
-static inline struct tungro_gro_cb *TUNGRO_CB(struct sk_buff *skb)
+static inline struct tungro_gro_cb *TUNGRO_CB(const struct sk_buff *skb)
 {
 	return (struct tungro_gro_cb *)(skb->cb + TUNGRO_CB_OFFSET);
+}
+
+/*
+ * Whether held packet @p was built by tungro's gro_receive (else the kernel's GRO held it, and the kernel's own
+ * callbacks must complete it). Every skb that reaches tungro's gro_receive gets its word written (the magic when
+ * held, zero otherwise, delegated ones included); the only skbs in tungro's slots that never passed through it
+ * are those the kernel held before the slots changed, and those are older than tungro_installed_at. The age test
+ * runs only in the first second after the install (a held packet lives one NAPI poll, or gro_flush_timeout), so
+ * the wrap-around of jiffies never matters. A wrong "no" costs one merge: the packet goes to the kernel's
+ * callbacks, which accept tungro's packets. A wrong "yes" needs a kernel-held packet older than the install still
+ * held a second later (a gro_flush_timeout over a second) with stale bytes equal to the magic; gro_complete then
+ * falls back to the kernel's callback if the core cannot complete it.
+ */
+static inline bool tungro_held_by_us(const struct sk_buff *p, unsigned long installed_at)
+{
+	if (TUNGRO_CB(p)->magic != TUNGRO_CB_MAGIC)
+		return false;
+	return !time_before(jiffies, installed_at + HZ) || time_after(NAPI_GRO_CB(p)->age, installed_at);
 }
 
 /* One place for every layout fact; checked at build time on every arch tungro builds for. */

@@ -8,6 +8,8 @@
  * checksum, outer same_flow on addresses and protocol) -> inet_offloads[4 or 41]->gro_receive, with the GRO
  * offset just past the outer header and NAPI_GRO_CB(skb)->network_offsets[0] at it.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/skbuff.h>
 #include <linux/mm.h>
 #include <net/gro.h>
@@ -16,13 +18,38 @@
 #include "tungro.h"
 #include "tungro_cb.h"
 
-/* Contiguous view of up to TGC_MAX_HDR_BYTES header bytes from @off; NULL if the skb cannot provide them. */
-static const u8 *tungro_header_view(struct sk_buff *skb, unsigned int off, unsigned int *len)
+/*
+ * The segment's headers from GRO offset @off (its outer network header) up to the first TCP payload byte, pulled
+ * into linear memory in the growing steps tgc_hdr_need() asks for, so no payload byte is copied (finding 3 of
+ * issue 7, case K05). Returns a pointer taken after the last pull and the bytes readable there, or NULL if the
+ * skb cannot provide them.
+ */
+static const u8 *tungro_header_view(struct sk_buff *skb, unsigned int off, unsigned int encap, unsigned int *len)
 {
-	unsigned int want = min_t(unsigned int, skb->len - off, TGC_MAX_HDR_BYTES);
+	unsigned int pkt_len = skb->len - off, have = 0, need;
+	const u8 *hdr = NULL;
 
-	*len = want;
-	return skb_gro_header(skb, off + want, off);
+	while ((need = tgc_hdr_need(hdr, have, pkt_len, encap)) > have) {
+		if (skb_gro_may_pull(skb, off + need)) {
+			hdr = skb_gro_header_fast(skb, off);
+		} else {
+			hdr = skb_gro_header_slow(skb, off + need, off);
+			if (!hdr)
+				return NULL;
+			/*
+			 * pskb_may_pull() may have moved the head (cloned skb, little tailroom) or released the
+			 * page frag0 points into. 6.12's skb_gro_header_slow() leaves frag0 set, so the kernel's
+			 * own helpers (skb_gro_network_header() in the checksum pseudo-header) would still read
+			 * through it: clear it, as older kernels did, so every header pointer comes from skb->data.
+			 * The headers now sit in the linear part, so dev_gro_receive() has nothing to copy from it.
+			 */
+			NAPI_GRO_CB(skb)->frag0 = NULL;
+			NAPI_GRO_CB(skb)->frag0_len = 0;
+		}
+		have = need;
+	}
+	*len = have;
+	return hdr;
 }
 
 /* Moves the payload of @skb, from GRO offset @offset on, into page frags of @lp. Returns false if it cannot. */
@@ -86,14 +113,16 @@ static bool tungro_chain(struct sk_buff *p, struct sk_buff *skb, unsigned int of
 	/* skb_segment() cannot split the linear part of a frag_list member across segments. */
 	if (headlen > offset + skb_shinfo(p)->gso_size)
 		return false;
+	if (offset > headlen &&
+	    (!skb_shinfo(skb)->nr_frags || offset - headlen >= skb_frag_size(&skb_shinfo(skb)->frags[0])))
+		return false;
+	/* From here on nothing fails: the socket ownership, if any, moves to the GRO packet. */
 	skb->destructor = NULL;
 	skb->sk = NULL;
 	*delta_truesize = skb->truesize;
 	if (offset > headlen) {
 		unsigned int eat = offset - headlen;
 
-		if (!skb_shinfo(skb)->nr_frags || eat >= skb_frag_size(&skb_shinfo(skb)->frags[0]))
-			return false;
 		skb_frag_off_add(&skb_shinfo(skb)->frags[0], eat);
 		skb_frag_size_sub(&skb_shinfo(skb)->frags[0], eat);
 		skb->data_len -= eat;
@@ -167,13 +196,33 @@ static struct sk_buff *tungro_find_held(struct list_head *head, const struct tgc
 
 static bool tungro_tcp_csum_bad(struct sk_buff *skb, u8 inner_version)
 {
+	/* The pseudo-header comes from skb_gro_network_header() at network_offsets[1]: frag0 is valid or cleared
+	 * (tungro_header_view), never stale. */
 	if (inner_version == 4)
 		return skb_gro_checksum_validate(skb, IPPROTO_TCP, inet_gro_compute_pseudo) != 0;
 	return skb_gro_checksum_validate(skb, IPPROTO_TCP, ip6_gro_compute_pseudo) != 0;
 }
 
-static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff *skb, unsigned int encap,
-					  const struct net_offload *orig)
+/* The core's view of @p, a held packet of the same flow that tungro built. */
+static void tungro_held_view(struct sk_buff *p, unsigned int outer_off, struct tgc_held *held)
+{
+	held->hdr = p->data + outer_off;
+	held->hdr_len = skb_headlen(p) - outer_off;
+	held->total_len = p->len - outer_off;
+	held->payload_len = skb_gro_len(p);
+	held->count = NAPI_GRO_CB(p)->count;
+	held->gso_size = skb_shinfo(p)->gso_size;
+	held->id_state = TUNGRO_CB(p)->id_state;
+}
+
+/*
+ * gro_receive for IPIP and SIT, called by inet_gro_receive() (outer IPv4 checked and pulled, flush set on an
+ * outer length or flag mismatch) or by fou/gue_gro_receive() (the outer header is the UDP carrier's). Returns the
+ * held packet to complete now, or NULL, as every gro_receive does; NAPI_GRO_CB(skb) says merged (same_flow),
+ * held, or passed (flush).
+ */
+static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff *skb, struct tungro_slot *slot,
+					  unsigned int encap)
 {
 	unsigned int outer_off = NAPI_GRO_CB(skb)->network_offsets[0];
 	unsigned int hdr_len, in = 0, reason;
@@ -183,25 +232,33 @@ static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff
 	struct tgc_pkt pkt;
 	const u8 *hdr;
 
-	this_cpu_inc(tungro_stats.seen);
+	tungro_count(TUNGRO_S_SEEN, 1);
+	/* Whatever happens next, this skb is not a tungro-held packet until TGC_HOLD says so. */
+	TUNGRO_CB(skb)->word = 0;
 
+	/*
+	 * FOU and GUE call the IPIP/SIT offload with the GRO offset past their UDP header and network_offsets[0]
+	 * at the carrier's IP header (case K01): the kernel's callback handles that shape, as in 6.12.
+	 */
+	if (NAPI_GRO_CB(skb)->is_fou) {
+		reason = TGC_R_UDP_ENCAP;
+		goto delegate;
+	}
 	/* One tunnel layer only: an IPIP/SIT packet inside another tunnel is delivered as it is (M06). */
 	if (NAPI_GRO_CB(skb)->encap_mark) {
 		reason = TGC_R_NESTED;
 		goto pass;
 	}
 
-	hdr = tungro_header_view(skb, outer_off, &hdr_len);
+	hdr = tungro_header_view(skb, outer_off, encap, &hdr_len);
 	if (!hdr) {
 		reason = TGC_R_MALFORMED;
 		goto pass;
 	}
 	reason = tgc_parse(hdr, hdr_len, skb->len - outer_off, encap, &pkt);
-	if (reason == TGC_R_NOT_TCP) {
-		/* UDP and the rest stay with the kernel's tunnel GRO, which tungro does not replace. */
-		this_cpu_inc(tungro_stats.delegated);
-		return orig->callbacks.gro_receive(head, skb);
-	}
+	/* UDP and the rest, and inner IPv6 extension headers (6.12 merges identical ones), stay with the kernel. */
+	if (reason == TGC_R_NOT_TCP || reason == TGC_R_IPV6_EXT)
+		goto delegate;
 	NAPI_GRO_CB(skb)->encap_mark = 1;
 	if (reason) {
 		/* Refused because of the outer header (inet_gro_receive already set flush: length, fragment): as the
@@ -211,6 +268,11 @@ static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff
 		if (NAPI_GRO_CB(skb)->flush && tgc_flow_of(hdr, hdr_len, encap, &pkt))
 			match = tungro_find_held(head, &pkt, hdr, outer_off);
 		goto pass;
+	}
+	/* Already GSO (veth with GRO on, case K02): it stands for gso_segs wire segments of gso_size bytes. */
+	if (skb_is_gso(skb)) {
+		pkt.gso_size = skb_shinfo(skb)->gso_size;
+		pkt.gso_segs = NAPI_GRO_CB(skb)->count;
 	}
 
 	/* The kernel's conventions for a parsed tunnel packet: inner network offset, transport header, proto. */
@@ -229,24 +291,19 @@ static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff
 	skb_gro_pull(skb, pkt.payload_off - pkt.tcp_off);
 
 	match = tungro_find_held(head, &pkt, hdr, outer_off);
+	if (match && skb_cmp_decrypted(match, skb))
+		in |= TGC_IN_DECRYPTED;
 
-	if (match && TUNGRO_CB(match)->magic != TUNGRO_CB_MAGIC) {
-		/* Held by the kernel's GRO before tungro was loaded: let it complete, start afresh. */
+	if (match && !tungro_held_by_us(match, READ_ONCE(tungro_installed_at))) {
+		/* Held by the kernel's GRO before tungro was installed: let it complete, start afresh. */
 		tgc_decide(&pkt, hdr, NULL, in, &v);
 		v.flush_held = 1;
 		tungro_count_reason(TGC_R_FOREIGN);
 	} else if (match) {
-		held.hdr = match->data + outer_off;
-		held.hdr_len = skb_headlen(match) - outer_off;
-		held.total_len = match->len - outer_off;
-		held.payload_len = skb_gro_len(match);
-		held.count = NAPI_GRO_CB(match)->count;
-		held.gso_size = skb_shinfo(match)->gso_size;
-		held.id_state = TUNGRO_CB(match)->id_state;
+		tungro_held_view(match, outer_off, &held);
 		tgc_decide(&pkt, hdr, &held, in, &v);
-		if (v.action == TGC_MERGE && tungro_append(match, skb)) {
+		if (v.action == TGC_MERGE && tungro_append(match, skb))
 			tgc_decide(&pkt, hdr, &held, in | TGC_IN_NOMERGE, &v);
-		}
 	} else {
 		tgc_decide(&pkt, hdr, NULL, in, &v);
 	}
@@ -254,19 +311,18 @@ static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff
 
 	switch (v.action) {
 	case TGC_MERGE:
-		this_cpu_inc(tungro_stats.merged);
+		tungro_count(TUNGRO_S_MERGED, 1);
 		TUNGRO_CB(match)->id_state = v.id_state;
 		/* Kept for the kernel's tcp4_gro_complete in case tungro is unloaded before this packet completes. */
 		NAPI_GRO_CB(match)->ip_fixedid = v.fixedid;
 		match->data[outer_off + pkt.tcp_off + TGC_TCP_FLAGS_OFF] |= v.held_flags;
 		break;
 	case TGC_HOLD:
-		this_cpu_inc(tungro_stats.held);
-		TUNGRO_CB(skb)->word = 0;
+		tungro_count(TUNGRO_S_HELD, 1);
 		TUNGRO_CB(skb)->magic = TUNGRO_CB_MAGIC;
 		break;
 	default:
-		this_cpu_inc(tungro_stats.passed);
+		tungro_count(TUNGRO_S_PASSED, 1);
 		NAPI_GRO_CB(skb)->flush = 1;
 		break;
 	}
@@ -274,39 +330,45 @@ static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff
 
 pass:
 	tungro_count_reason(reason);
-	this_cpu_inc(tungro_stats.passed);
+	tungro_count(TUNGRO_S_PASSED, 1);
 	NAPI_GRO_CB(skb)->flush = 1;
 	return match;
+
+delegate:
+	tungro_count_reason(reason);
+	tungro_count(TUNGRO_S_DELEGATED, 1);
+	return tungro_orig(slot)->callbacks.gro_receive(head, skb);
 }
 
 struct sk_buff *tungro_ipip_gro_receive(struct list_head *head, struct sk_buff *skb)
 {
-	return tungro_gro_receive(head, skb, TGC_ENCAP_IPIP, tungro_orig_ipip);
+	return tungro_gro_receive(head, skb, &tungro_slot_ipip, TGC_ENCAP_IPIP);
 }
 
 struct sk_buff *tungro_sit_gro_receive(struct list_head *head, struct sk_buff *skb)
 {
-	return tungro_gro_receive(head, skb, TGC_ENCAP_SIT, tungro_orig_sit);
+	return tungro_gro_receive(head, skb, &tungro_slot_sit, TGC_ENCAP_SIT);
 }
 
 /*
- * Called from inet_gro_complete() on the outer IPv4 header (already fixed: tot_len, checksum) with @nhoff at the
- * inner network header, for held packets of 2+ segments.
+ * Called from inet_gro_complete() on the outer IPv4 header (already fixed: tot_len, checksum), or from
+ * fou/gue_gro_complete(), with @nhoff at the inner network header, for held packets of 2+ segments.
  */
-static int tungro_gro_complete(struct sk_buff *skb, int nhoff, const struct net_offload *orig, __be16 inner_proto)
+static int tungro_gro_complete(struct sk_buff *skb, int nhoff, struct tungro_slot *slot, __be16 inner_proto)
 {
 	struct skb_shared_info *shinfo = skb_shinfo(skb);
 	struct tgc_completion c;
 
-	if (TUNGRO_CB(skb)->magic != TUNGRO_CB_MAGIC) {
-		this_cpu_inc(tungro_stats.foreign_completed);
-		return orig->callbacks.gro_complete(skb, nhoff);
+	if (!tungro_held_by_us(skb, READ_ONCE(tungro_installed_at))) {
+		tungro_count(TUNGRO_S_FOREIGN_COMPLETED, 1);
+		return tungro_orig(slot)->callbacks.gro_complete(skb, nhoff);
 	}
-	if (tgc_complete(skb->data + nhoff, skb_headlen(skb) - nhoff, skb->len - nhoff, TUNGRO_CB(skb)->id_state, 1,
+	if (nhoff < 0 || nhoff > skb_headlen(skb) ||
+	    tgc_complete(skb->data + nhoff, skb_headlen(skb) - nhoff, skb->len - nhoff, TUNGRO_CB(skb)->id_state, 1,
 			 &c)) {
-		/* Cannot happen for a packet tgc_parse() accepted; the kernel path would drop it, so say so loudly. */
-		tungro_count_reason(TGC_R_MALFORMED);
-		return -EINVAL;
+		/* Not a packet the core can complete (it wrote nothing): the kernel's callback decides, never a drop. */
+		tungro_count(TUNGRO_S_COMPLETE_FALLBACK, 1);
+		return tungro_orig(slot)->callbacks.gro_complete(skb, nhoff);
 	}
 
 	skb->encapsulation = 1;
@@ -325,17 +387,17 @@ static int tungro_gro_complete(struct sk_buff *skb, int nhoff, const struct net_
 	if (c.ecn)
 		shinfo->gso_type |= SKB_GSO_TCP_ECN;
 
-	this_cpu_inc(tungro_stats.completed);
-	this_cpu_inc(tungro_stats.hist[tgc_hist_bucket(NAPI_GRO_CB(skb)->count)]);
+	tungro_count(TUNGRO_S_COMPLETED, 1);
+	tungro_count(TUNGRO_S_HIST + tgc_hist_bucket(NAPI_GRO_CB(skb)->count), 1);
 	return 0;
 }
 
 int tungro_ipip_gro_complete(struct sk_buff *skb, int nhoff)
 {
-	return tungro_gro_complete(skb, nhoff, tungro_orig_ipip, htons(ETH_P_IP));
+	return tungro_gro_complete(skb, nhoff, &tungro_slot_ipip, htons(ETH_P_IP));
 }
 
 int tungro_sit_gro_complete(struct sk_buff *skb, int nhoff)
 {
-	return tungro_gro_complete(skb, nhoff, tungro_orig_sit, htons(ETH_P_IPV6));
+	return tungro_gro_complete(skb, nhoff, &tungro_slot_sit, htons(ETH_P_IPV6));
 }

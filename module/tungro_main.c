@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* tungro_main.c - module load and unload: layout asserts, stats, and the offload swap of tungro_offload.c. */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/module.h>
 
 #include "tungro.h"
@@ -10,23 +12,20 @@ static int __init tungro_init(void)
 	int err;
 
 	tungro_layout_asserts();
-	err = tungro_stats_init();
+	tungro_stats_init();
+	err = tungro_offloads_install();
 	if (err)
 		return err;
-	err = tungro_offloads_install();
-	if (err) {
-		tungro_stats_exit();
-		return err;
-	}
-	pr_info("tungro: IPIP and SIT GRO taken over\n");
+	tungro_debugfs_init();
+	pr_info("IPIP and SIT GRO taken over\n");
 	return 0;
 }
 
 static void __exit tungro_exit(void)
 {
+	tungro_debugfs_exit();
 	tungro_offloads_remove();
-	tungro_stats_exit();
-	pr_info("tungro: IPIP and SIT GRO given back to the kernel\n");
+	pr_info("IPIP and SIT GRO given back to the kernel\n");
 }
 
 module_init(tungro_init);

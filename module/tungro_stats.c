@@ -1,63 +1,89 @@
 // SPDX-License-Identifier: GPL-2.0
 /* tungro_stats.c - per-CPU counters and debugfs tungro/stats ("key value" lines, readable with cat). */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 
 #include "tungro.h"
 
-DEFINE_PER_CPU(struct tungro_stats, tungro_stats);
+DEFINE_PER_CPU(struct tungro_pcpu_stats, tungro_stats);
 
 static struct dentry *tungro_debugfs_dir;
 
-/* Upper bounds of the histogram buckets of tgc_hist_bucket(). */
+/* Names of the histogram buckets of tgc_hist_bucket(), for GRO packets of 2+ segments (bucket 0 is never used:
+ * the kernel does not call gro_complete for a one-segment packet). */
 static const char *const tungro_hist_names[TGC_HIST_BUCKETS] = {
-	"1", "2", "3_4", "5_8", "9_16", "17_32", "33_64",
+	"1", "2", "3_4", "5_8", "9_16", "17_32", "33_64", "65_up",
 };
 
-static int tungro_stats_show(struct seq_file *m, void *unused)
+void tungro_stats_init(void)
 {
-	struct tungro_stats sum = {};
-	unsigned int i;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		u64_stats_init(&per_cpu_ptr(&tungro_stats, cpu)->syncp);
+}
+
+u64 tungro_stat_sum(unsigned int idx)
+{
+	u64 sum = 0;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		const struct tungro_stats *s = per_cpu_ptr(&tungro_stats, cpu);
+		const struct tungro_pcpu_stats *s = per_cpu_ptr(&tungro_stats, cpu);
+		unsigned int start;
+		u64 v;
 
-		sum.seen += s->seen;
-		sum.held += s->held;
-		sum.merged += s->merged;
-		sum.passed += s->passed;
-		sum.delegated += s->delegated;
-		sum.completed += s->completed;
-		sum.foreign_completed += s->foreign_completed;
-		for (i = 0; i < TGC_HIST_BUCKETS; i++)
-			sum.hist[i] += s->hist[i];
-		for (i = 0; i < TGC_R_COUNT; i++)
-			sum.reason[i] += s->reason[i];
+		do {
+			start = u64_stats_fetch_begin(&s->syncp);
+			v = u64_stats_read(&s->c[idx]);
+		} while (u64_stats_fetch_retry(&s->syncp, start));
+		sum += v;
 	}
-	/* Single-segment GRO packets never reach gro_complete: they are all those delivered minus the completed. */
-	sum.hist[0] = sum.held + sum.passed - min(sum.completed, sum.held + sum.passed);
-	seq_printf(m, "seen %llu\nheld %llu\nmerged %llu\npassed %llu\ndelegated %llu\n", sum.seen, sum.held,
-		   sum.merged, sum.passed, sum.delegated);
-	seq_printf(m, "completed %llu\nforeign_completed %llu\n", sum.completed, sum.foreign_completed);
-	/* Every GRO packet tungro delivers started as a held or a passed segment. */
-	seq_printf(m, "gro_packets %llu\n", sum.held + sum.passed);
-	for (i = 0; i < TGC_HIST_BUCKETS; i++)
-		seq_printf(m, "segs_%s %llu\n", tungro_hist_names[i], sum.hist[i]);
+	return sum;
+}
+
+static int tungro_stats_show(struct seq_file *m, void *unused)
+{
+	static const struct { const char *name; unsigned int idx; } plain[] = {
+		{ "seen", TUNGRO_S_SEEN },
+		{ "held", TUNGRO_S_HELD },
+		{ "merged", TUNGRO_S_MERGED },
+		{ "passed", TUNGRO_S_PASSED },
+		{ "delegated", TUNGRO_S_DELEGATED },
+		{ "completed", TUNGRO_S_COMPLETED },
+		{ "foreign_completed", TUNGRO_S_FOREIGN_COMPLETED },
+		{ "complete_fallback", TUNGRO_S_COMPLETE_FALLBACK },
+	};
+	u64 held = tungro_stat_sum(TUNGRO_S_HELD), passed = tungro_stat_sum(TUNGRO_S_PASSED);
+	u64 ended = tungro_stat_sum(TUNGRO_S_COMPLETED) + tungro_stat_sum(TUNGRO_S_COMPLETE_FALLBACK);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(plain); i++)
+		seq_printf(m, "%s %llu\n", plain[i].name, tungro_stat_sum(plain[i].idx));
+	/* Every GRO packet tungro starts (held or passed) is delivered exactly once, now or when its poll ends. */
+	seq_printf(m, "gro_packets %llu\n", held + passed);
+	/* Delivered as one segment: the passed ones. Held ones that got no second segment are not seen by tungro
+	 * (the kernel completes them without a callback), so they are counted with those still held right now. */
+	seq_printf(m, "segs_1_passed %llu\n", passed);
+	seq_printf(m, "held_1_or_open %llu\n", held - min(ended, held));
+	for (i = 1; i < TGC_HIST_BUCKETS; i++)
+		seq_printf(m, "segs_%s %llu\n", tungro_hist_names[i], tungro_stat_sum(TUNGRO_S_HIST + i));
 	for (i = 1; i < TGC_R_COUNT; i++)
-		seq_printf(m, "flush_%s %llu\n", tgc_reason_name(i), sum.reason[i]);
+		seq_printf(m, "flush_%s %llu\n", tgc_reason_name(i), tungro_stat_sum(TUNGRO_S_REASON + i));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(tungro_stats);
 
-int tungro_stats_init(void)
+/* debugfs failures are not errors for a module (debugfs may be off): the stats file is then just absent. */
+void tungro_debugfs_init(void)
 {
-	tungro_debugfs_dir = debugfs_create_dir("tungro", NULL);
+	tungro_debugfs_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	debugfs_create_file("stats", 0444, tungro_debugfs_dir, NULL, &tungro_stats_fops);
-	return 0;
 }
 
-void tungro_stats_exit(void)
+void tungro_debugfs_exit(void)
 {
 	debugfs_remove_recursive(tungro_debugfs_dir);
 }

@@ -8,7 +8,7 @@
  * checksum, outer same_flow on addresses and protocol) -> inet_offloads[4 or 41]->gro_receive, with the GRO
  * offset just past the outer header and NAPI_GRO_CB(skb)->network_offsets[0] at it.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+#define pr_fmt(fmt) "tungro: " fmt	/* also linked into tungro_kunit.ko: one name in the log */
 
 #include <linux/skbuff.h>
 #include <linux/mm.h>

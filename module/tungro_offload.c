@@ -15,7 +15,7 @@
  * module that stacked there; tungro refuses to stack on it, since whichever of the two unloads first would leave
  * the other calling into freed text (finding 2 of issue 7, case K07).
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+#define pr_fmt(fmt) "tungro: " fmt	/* also linked into tungro_kunit.ko: one name in the log */
 
 #include <linux/jiffies.h>
 #include <linux/mm.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* tungro_stats.c - per-CPU counters and debugfs tungro/stats ("key value" lines, readable with cat). */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+#define pr_fmt(fmt) "tungro: " fmt	/* also linked into tungro_kunit.ko: one name in the log */
 
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -79,7 +79,7 @@ DEFINE_SHOW_ATTRIBUTE(tungro_stats);
 /* debugfs failures are not errors for a module (debugfs may be off): the stats file is then just absent. */
 void tungro_debugfs_init(void)
 {
-	tungro_debugfs_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	tungro_debugfs_dir = debugfs_create_dir("tungro", NULL);
 	debugfs_create_file("stats", 0444, tungro_debugfs_dir, NULL, &tungro_stats_fops);
 }
 

@@ -28,6 +28,10 @@
  *   callback): tungro_ipip/foreign_held_packet_goes_to_the_kernel; CHECKSUM_COMPLETE: tungro_sit/checksum_complete.
  *   Completion fixups of every case above: tungro_complete/{ipip,sit}_headers, and the GSO round trip of every
  *   GRO packet any test produces (harness.c, tgk_check_wire).
+ *   K02 tungro_hardening/k02_gso_arrivals (and histogram_past_64)   K03 k03_inner_length_keeps_order
+ *   K04 k04_reserved_flag   K05 k05_pull_shapes   K07 k07_refuses_a_module_offload (the guest check stacks a
+ *   real module); issue 7's finding 8: sit_inner_exthdr_to_the_kernel; finding 9: stale_magic_goes_to_the_kernel.
+ *   K01 (FOU/GUE) and K06 (load/unload under traffic) need real traffic: guest checks (qemu/agent).
  */
 #ifndef TUNGRO_KUNIT_H
 #define TUNGRO_KUNIT_H

@@ -21,7 +21,8 @@ enum tungro_stat {
 	TUNGRO_S_PASSED,		/* delivered unmerged (GRO_NORMAL) */
 	TUNGRO_S_DELEGATED,		/* handed to the kernel's own tunnel GRO (not TCP, FOU/GUE, IPv6 ext hdrs) */
 	TUNGRO_S_COMPLETED,		/* GRO packets of 2+ segments completed by tungro's gro_complete */
-	TUNGRO_S_FOREIGN_COMPLETED,	/* held packets tungro did not build, completed by the kernel's callback */
+	TUNGRO_S_FOREIGN_COMPLETED,	/* held packets tungro did not build (held before the load, or by a
+					 * delegated callback), completed by the kernel's callback */
 	TUNGRO_S_COMPLETE_FALLBACK,	/* marked as tungro's but not completable by the core: kernel's callback */
 	TUNGRO_S_HIST,			/* TGC_HIST_BUCKETS: segments per completed GRO packet (2+) */
 	TUNGRO_S_REASON = TUNGRO_S_HIST + TGC_HIST_BUCKETS,	/* TGC_R_COUNT: enum tgc_reason */

@@ -5,6 +5,16 @@ die() { printf '[tungro] error: %s\n' "$*" >&2; exit 1; }
 
 tungro_cache() { echo "${TUNGRO_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tungro}"; }
 
+# Refreshes apt's package lists at most once a day (an old or empty list makes installs and downloads fail);
+# --force refreshes now. Needs root. The stamp is shared by every script that calls this.
+apt_refresh_daily() {
+  local stamp=/var/lib/apt/periodic/tungro-update-stamp
+  if [ "${1:-}" = --force ] || [ ! -f "$stamp" ] || [ -n "$(find "$stamp" -mmin +1440 2>/dev/null)" ]; then
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq || return 1
+    mkdir -p "$(dirname "$stamp")" && touch "$stamp"
+  fi
+}
+
 # Debian package version of the kernel source, e.g. 6.12.117-1~deb12u1
 kernel_pkg_version() { dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null || die "linux-source-6.12 not installed (run scripts/setup-host.sh)"; }
 kernel_version() { kernel_pkg_version | sed 's/-.*//'; }

@@ -234,7 +234,9 @@ int load_boot_modules(void)
 			if (fd >= 0)
 				close(fd);
 			if (rc < 0) {
-				fail("load module %s: %s", path, strerror(e));
+				/* the file opened: ENOENT is the kernel's word for unresolved symbols */
+				fail("load module %s: %s%s", path, strerror(e),
+				     fd >= 0 && e == ENOENT ? " (unknown symbols: a dependency not loaded before it)" : "");
 				loaded = -1;
 			} else {
 				loaded++;

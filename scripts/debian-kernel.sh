@@ -71,7 +71,7 @@ cd "$base/debs"   # apt-get download writes into the current directory
 # apt downloads as user _apt, who cannot write into root's cache: as root, download as root.
 sandbox=()
 [ "$(id -u)" -ne 0 ] || sandbox=(-o APT::Sandbox::User=root)
-run_with_progress "debian kernel: downloading ${pkgs[*]} ($version)" "$base/download.log" \
+run_with_progress "debian kernel: downloading $release, ${#pkgs[@]} packages ($version)" "$base/download.log" \
   apt-get -q "${sandbox[@]}" download "${pkgs[@]/%/=$version}"
 log "debian kernel: $(du -sh "$base/debs" | cut -f1) of packages in $base/debs"
 
@@ -90,7 +90,8 @@ while IFS= read -r link; do
   [ -e "$root$target" ] || continue
   ln -sfn "$(realpath -s --relative-to="$(dirname "$link")" "$root$target")" "$link"
 done < <(find "$root" -type l -lname '/*')
-depmod -b "$root" "$release" || die "depmod for $release failed"
+# depmod reads every module (4000+, xz-compressed): seconds, not instant
+run_with_progress "debian kernel: depmod $release" "$base/depmod.log" depmod -b "$root" "$release"
 for f in "$root/boot/vmlinuz-$release" "$headers/Module.symvers" "$headers/vmlinux" \
   "$root/lib/modules/$release/modules.dep"; do
   [ -f "$f" ] || die "missing $f after unpacking"

@@ -2,19 +2,33 @@
 # Builds tungro.ko (and the KUnit module) for ARCH against its cached test kernel, in build/ARCH/src, with the
 # C++ object checks; prints the directory holding the .ko files. Used by the guest runs, so a run never depends
 # on (or leaves) objects of another arch in the checkout.
+# TUNGRO_KERNEL=debian builds against Debian's own kernel instead (scripts/debian-kernel.sh), in
+# build/x86_64-debian/src; TUNGRO_VARIANT=debug against the debug test kernel, in build/x86_64-debug/src.
 # usage: scripts/build-module.sh ARCH
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/scripts/lib.sh"
 arch=${1:?usage: scripts/build-module.sh ARCH}
-kdir=$("$here/scripts/kernel.sh" "$arch")
-dest="$here/build/$arch${TUNGRO_VARIANT:+-$TUNGRO_VARIANT}/src"
+kdir=$(kernel_tree "$arch")
+tag=$(build_tag "$arch")
+dest="$here/build/$tag/src"
 copy_module_sources "$here" "$dest"
 cross=$(cross_of "$arch")
-logf="$here/build/$arch${TUNGRO_VARIANT:+-$TUNGRO_VARIANT}/module.log"
+logf="$here/build/$tag/module.log"
 if ! make -C "$kdir" M="$dest" ARCH="$(karch_of "$arch")" CROSS_COMPILE="$cross" -j"$(nproc)" modules >"$logf" 2>&1; then
   tail -30 "$logf" >&2; die "tungro.ko build for $arch failed"
 fi
 ! grep -q "valid for C/ObjC but not for C++" "$logf" || die "a kernel C-only flag reached g++ ($arch)"
 "$here/scripts/check-cxx-objects.sh" "${cross}nm" "${cross}objdump" --root "$dest" >&2
+
+# The kernel refuses a module whose vermagic names another release.
+release=$(cat "$kdir/include/config/kernel.release")
+vermagic=$(modinfo -F vermagic "$dest/tungro.ko")
+[ "${vermagic%% *}" = "$release" ] || die "tungro.ko vermagic '$vermagic' does not match kernel $release"
+# The C++ rule derives its flags from the kernel's C flags, which suit the GCC release that built the
+# kernel: say so when g++ is another one (the kernel's Makefile may name its own gcc, as Debian's does).
+kcc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"$/\1/p' "$kdir/.config")
+cxx=$(sed -n '1s/^savedcmd_[^ ]* := \([^ ]*\) .*/\1/p' "$dest/cxxcore/src/.parse.o.cmd")
+cxx_version=$("$cxx" --version | head -n 1)
+[ "${kcc#* }" = "${cxx_version#* }" ] || log "warning: kernel built by '$kcc', C++ objects by '$cxx_version'"
 echo "$dest"

@@ -3,6 +3,8 @@
 # usage: scripts/guest.sh ARCH MODE MIB
 #   MODE  demo (kernel GRO vs tungro table) | test (guest checks of make test) | conform (wire conformance)
 #   MIB   MiB per TCP stream (0: the mode's default)
+# TUNGRO_KERNEL=debian boots Debian's own amd64 kernel instead (x86_64; demo and test), with the modules
+# the agent needs in the initramfs; output in build/x86_64-debian/.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/scripts/lib.sh"
@@ -10,15 +12,23 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 arch=$1 mode=$2 mib=$3
 case "$mode" in demo|test|conform) ;; *) die "unknown mode '$mode' (demo, test, conform)" ;; esac
 case "$mib" in ''|*[!0-9]*) die "MIB must be a whole number, got '$mib'" ;; esac
-kdir=$("$here/scripts/kernel.sh" "$arch")
+if [ "$(tungro_kernel)" = debian ] && [ "$mode" = conform ]; then
+  die "conform runs on the test kernels only (its peer suite is built from their source)"
+fi
+kdir=$(kernel_tree "$arch")
 kimg=$(kernel_image "$arch" "$kdir")
 [ -f "$kimg" ] || die "no kernel image at $kimg"
 ko="$("$here/scripts/build-module.sh" "$arch")/tungro.ko"
 
-out="$here/build/$arch${TUNGRO_VARIANT:+-$TUNGRO_VARIANT}/guest-$mode"
+out="$here/build/$(build_tag "$arch")/guest-$mode"
 mkdir -p "$out"
 "$here/qemu/build-agent.sh" "$arch" "$out/agent"
+# What the agent needs from the kernel before it starts: virtio-net NICs, the virtio-serial results port,
+# AF_PACKET (post-GRO counts), IPv6 (SIT's inner family), IPIP and SIT. Modules only where they are not
+# built in (Debian's kernel), loaded by the agent first.
+specs=$(guest_modules "$kdir" "$out/deps" virtio_pci virtio_net virtio_console af_packet ipv6 ipip sit)
 extra=()
+[ -z "$specs" ] || mapfile -t extra <<<"$specs"
 if [ "$mode" = conform ]; then
   # The peer suite runs the kernel's own gro.c selftest in the guest. A failed build still boots: the agent
   # finds the reason instead of the binary and reports failing peer lines that name it.

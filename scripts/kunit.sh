@@ -6,6 +6,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/scripts/lib.sh"
 arch=${1:?usage: scripts/kunit.sh ARCH}
+[ "$(tungro_kernel)" = tungro ] || die "KUnit runs on the test kernels only (Debian's has no CONFIG_KUNIT)"
 suites=(tungro_ipip tungro_sit tungro_flush tungro_tcp tungro_complete tungro_malformed tungro_layout)
 
 kdir=$("$here/scripts/kernel.sh" "$arch")

@@ -5,6 +5,17 @@ die() { printf '[tungro] error: %s\n' "$*" >&2; exit 1; }
 
 tungro_cache() { echo "${TUNGRO_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tungro}"; }
 
+# Refreshes apt's package lists at most once a day (an old or empty list makes installs and downloads fail);
+# --force refreshes now. Needs root. The stamp is shared by every script that calls this.
+apt_refresh_daily() {
+  local stamp=/var/lib/apt/periodic/tungro-update-stamp
+  if [ "${1:-}" = --force ] || [ ! -f "$stamp" ] ||
+    [ -n "$(find "$stamp" -mmin +1440 2>/dev/null)" ]; then
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq || return 1
+    mkdir -p "$(dirname "$stamp")" && touch "$stamp"
+  fi
+}
+
 # Debian package version of the kernel source, e.g. 6.12.117-1~deb12u1
 kernel_pkg_version() { dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null || die "linux-source-6.12 not installed (run scripts/setup-host.sh)"; }
 kernel_version() { kernel_pkg_version | sed 's/-.*//'; }
@@ -57,11 +68,82 @@ copy_module_sources() {
 karch_of() { case "$1" in x86_64) echo x86 ;; *) echo "$1" ;; esac; }
 cross_of() { case "$1" in x86_64) echo "" ;; m68k) echo m68k-linux-gnu- ;; *) die "no cross prefix known for $1" ;; esac; }
 
-# Bootable image of a test kernel build: kernel_image ARCH BUILD_DIR
+# The kernel that builds and guest runs use: TUNGRO_KERNEL=debian is Debian's own 6.12 amd64 kernel
+# (scripts/debian-kernel.sh: x86_64, no KUnit); unset (or "tungro") the test kernel of scripts/kernel.sh.
+tungro_kernel() {
+  case "${TUNGRO_KERNEL:-}" in
+    ""|tungro) echo tungro ;;
+    debian) echo debian ;;
+    *) die "unknown TUNGRO_KERNEL '$TUNGRO_KERNEL' (debian, or unset for the tungro test kernel)" ;;
+  esac
+}
+
+# Name of ARCH's output directory under build/: x86_64, x86_64-debug (TUNGRO_VARIANT), x86_64-debian.
+build_tag() {
+  if [ "$(tungro_kernel)" = debian ]; then
+    [ "$1" = x86_64 ] || die "TUNGRO_KERNEL=debian: Debian's amd64 kernel is x86_64 only, not $1"
+    [ -z "${TUNGRO_VARIANT:-}" ] ||
+      die "TUNGRO_VARIANT=$TUNGRO_VARIANT is a test kernel variant, not for TUNGRO_KERNEL=debian"
+    echo "$1-debian"
+  else
+    echo "$1${TUNGRO_VARIANT:+-$TUNGRO_VARIANT}"
+  fi
+}
+
+# Kernel tree tungro.ko builds against (KDIR) for ARCH, built or fetched on first use: kernel_tree ARCH
+kernel_tree() {
+  local scripts; scripts=$(dirname "${BASH_SOURCE[0]}")
+  build_tag "$1" >/dev/null
+  case "$(tungro_kernel)" in
+    tungro) "$scripts/kernel.sh" "$1" ;;
+    debian) "$scripts/debian-kernel.sh" ;;
+  esac
+}
+
+# Bootable image of a kernel tree: kernel_image ARCH KDIR. Debian's is beside its unpacked headers
+# (<root>/usr/src/linux-headers-<release> and <root>/boot/vmlinuz-<release>).
 kernel_image() {
+  if [ "$(tungro_kernel)" = debian ]; then
+    echo "${2%/usr/src/*}/boot/vmlinuz-${2##*/linux-headers-}"
+    return
+  fi
   case "$1" in
     x86_64) echo "$2/arch/x86/boot/bzImage" ;;
     m68k)   echo "$2/vmlinux" ;;
     *) die "unknown arch '$1' (x86_64, m68k)" ;;
   esac
+}
+
+# guest_modules KDIR OUTDIR MODULE...: stages the kernel modules the guest needs before anything runs,
+# dependencies first, as OUTDIR/NN-name.ko, and prints one initramfs spec per module,
+# FILE:/lib/modules/deps/NN-name.ko (the agent loads that directory in name order). Test kernels build
+# them all in: nothing to stage. Debian's kernel: modprobe resolves the order from the modules.dep that
+# scripts/debian-kernel.sh made, builtin ones are skipped, and Debian's .ko.xz are decompressed here
+# (its kernel could take them compressed, test kernels could not: the agent loads plain files only).
+guest_modules() {
+  local kdir=$1 out=$2; shift 2
+  rm -rf "$out"
+  [ "$(tungro_kernel)" = debian ] || return 0
+  local root=${kdir%/usr/src/*} release=${kdir##*/linux-headers-} m plan kind path name dst n=0
+  local -A seen=()
+  mkdir -p "$out"
+  for m in "$@"; do
+    # -C /dev/null: the host's modprobe.d (blacklists, install commands) has no say over the guest
+    plan=$(modprobe -C /dev/null -d "$root" -S "$release" --show-depends "$m") ||
+      die "module $m: not in $release (modules.dep of $root)"
+    while read -r kind path _; do
+      [ "$kind" = insmod ] || continue   # "builtin NAME"
+      name=${path##*/}; name=${name%%.ko*}
+      [ -z "${seen[$name]:-}" ] || continue
+      seen[$name]=1
+      n=$((n + 1))
+      dst=$(printf '%s/%02d-%s.ko' "$out" "$n" "$name")
+      case "$path" in
+        *.ko.xz) xz -dc "$path" >"$dst" || die "xz -d $path failed" ;;
+        *.ko)    cp "$path" "$dst" || die "cp $path failed" ;;
+        *) die "module $name: no decompressor here for $path" ;;
+      esac
+      echo "$dst:/lib/modules/deps/${dst##*/}"
+    done <<<"$plan"
+  done
 }

@@ -2,10 +2,14 @@
 # Installs the Debian 12 packages tungro needs, only those missing; quiet when
 # nothing is missing. Idempotent. Needs root (apt-get) only when something is missing.
 set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 PKGS=(
   # kernel source and what its build needs
   linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod rsync python3
+  # pahole: Debian's kernel (scripts/debian-kernel.sh) has BTF for modules, made at tungro.ko's final link
+  dwarves
   # emulators: x86_64 now, m68k for the cross-arch work
   qemu-system-x86 qemu-system-misc
   # cross toolchains: m68k runtime, and the cross-arch build matrix (make cross-check)
@@ -32,11 +36,6 @@ if [ "$(id -u)" -ne 0 ]; then
   exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
-# An old or empty package list makes installs fail; refresh once per day at most.
-stamp=/var/lib/apt/periodic/tungro-update-stamp
-if [ ! -f "$stamp" ] || [ -n "$(find "$stamp" -mmin +1440 2>/dev/null)" ]; then
-  apt-get update -qq
-  mkdir -p "$(dirname "$stamp")" && touch "$stamp"
-fi
+apt_refresh_daily
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 echo "[setup] installed: ${missing[*]}"

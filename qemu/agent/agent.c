@@ -7,6 +7,8 @@
  *   tungro.deadline=S       give up S seconds after boot with a failure line (boot.sh sets it below its timeout)
  * Results go to the virtio-serial port named tungro.results and to the console; the last line is
  * "success" or "failure: <reason>".
+ * Kernel modules in /lib/modules/deps (kernels that do not build in what the run needs, such as Debian's)
+ * are loaded first, in name order.
  */
 #include "agent.h"
 
@@ -473,16 +475,27 @@ int main(void)
 	mount_one("tmpfs", "/tmp", "tmpfs");
 	parse_cmdline();
 	start_watchdog(opt_deadline);
+	/* before the results port: virtio_console itself may be a module; a failure is reported once it is open */
+	uint64_t t0 = now_us();
+	int boot_modules = load_boot_modules();
+	uint64_t modules_ms = (now_us() - t0) / 1000;
 	open_results_port();
 
-	uint64_t t0 = now_us();
-	if (!strcmp(opt_mode, "kunit")) {
+	t0 = now_us();
+	int kunit = !strcmp(opt_mode, "kunit");
+	if (kunit)
 		out("# tungro agent: arch=%s kernel=%s mode=kunit", uname_machine(), uname_release());
+	else
+		out("# tungro agent: arch=%s kernel=%s mode=%s mib=%u deadline=%us module=%s", uname_machine(),
+		    uname_release(), opt_mode, opt_mib, opt_deadline, mod_present() ? "present" : "absent");
+	if (boot_modules < 0)
+		finish();
+	if (boot_modules > 0)
+		out("# %d modules loaded from %s in %" PRIu64 " ms", boot_modules, BOOT_MODULES_DIR, modules_ms);
+	if (kunit) {
 		kunit_mode();
 		finish();
 	}
-	out("# tungro agent: arch=%s kernel=%s mode=%s mib=%u deadline=%us module=%s", uname_machine(),
-	    uname_release(), opt_mode, opt_mib, opt_deadline, mod_present() ? "present" : "absent");
 	if (net_setup())
 		finish();
 	out("# network set up in %" PRIu64 " ms", (now_us() - t0) / 1000);

@@ -31,6 +31,8 @@ int read_u64(const char *path, uint64_t *v);               /* 0 or -errno */
 void start_watchdog(unsigned deadline_s);
 
 /* kernel module handling */
+#define BOOT_MODULES_DIR "/lib/modules/deps"
+int load_boot_modules(void);   /* loads BOOT_MODULES_DIR in name order: count, or -1 after fail() */
 int mod_present(void);     /* MODULE_PATH exists in the initramfs */
 int mod_loaded(void);
 int mod_load(void);        /* 0 or -errno */

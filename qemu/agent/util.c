@@ -1,6 +1,7 @@
 /* util.c - output, files, time, watchdog, module loading and tungro debugfs stats for the guest agent. */
 #include "agent.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -206,6 +207,45 @@ void start_watchdog(unsigned deadline_s)
 	if (pthread_create(&t, NULL, watchdog_main, NULL) != 0)
 		die("watchdog thread: pthread_create failed");
 	pthread_detach(t);
+}
+
+/* Kernel modules the run needs that the kernel does not build in (Debian's: virtio-net, IPIP, SIT ...),
+ * staged by scripts/guest.sh as BOOT_MODULES_DIR/NN-name.ko, dependencies first. Test kernels build them in
+ * and have no such directory. */
+int load_boot_modules(void)
+{
+	struct dirent **names;
+	int n = scandir(BOOT_MODULES_DIR, &names, NULL, alphasort);
+	int loaded = 0;
+
+	if (n < 0) {
+		if (errno == ENOENT)
+			return 0;
+		fail("scandir %s: %s", BOOT_MODULES_DIR, strerror(errno));
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		char path[300];
+		if (loaded >= 0 && names[i]->d_name[0] != '.') {
+			snprintf(path, sizeof(path), "%s/%s", BOOT_MODULES_DIR, names[i]->d_name);
+			int fd = open(path, O_RDONLY | O_CLOEXEC);
+			long rc = fd < 0 ? -1 : syscall(SYS_finit_module, fd, "", 0);
+			int e = errno;
+			if (fd >= 0)
+				close(fd);
+			if (rc < 0) {
+				/* the file opened: ENOENT is the kernel's word for unresolved symbols */
+				fail("load module %s: %s%s", path, strerror(e),
+				     fd >= 0 && e == ENOENT ? " (unknown symbols: a dependency not loaded before it)" : "");
+				loaded = -1;
+			} else {
+				loaded++;
+			}
+		}
+		free(names[i]);
+	}
+	free(names);
+	return loaded;
 }
 
 int mod_present(void)

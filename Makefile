@@ -1,6 +1,9 @@
 # tungro - top-level entry points. `make demo` and `make test` are the two commands of README.md.
 #
-#   make                  build tungro.ko against KDIR (default: the cached test kernel of ARCH), with build checks
+#   make                  build tungro.ko for the running kernel (/lib/modules/$(uname -r)/build) or KDIR=, with
+#                         build checks; never installs packages or builds a kernel
+#   make install          modules_install + depmod for that kernel
+#   make module-test      tungro.ko (and tungro_kunit.ko) for the cached test kernel of ARCH, building it if needed
 #   make demo             x86_64 QEMU demo: kernel GRO vs tungro on plain TCP, IPIP and SIT streams
 #   make test             host unit tests (ASan/UBSan), module + build checks, QEMU x86_64 guest checks
 #   make host-test        only the host unit tests of the C++ core
@@ -38,10 +41,12 @@ ifdef KERNEL
 export TUNGRO_KERNEL := $(KERNEL)
 endif
 
-# KDIR defaults to the cached test kernel; it is resolved (and built if missing) only by targets that need it.
-KDIR_RESOLVE = $(if $(KDIR),$(KDIR),$$($(TOP)/scripts/kernel.sh $(ARCH)))
+# Plain `make` builds for the kernel you run, as out-of-tree modules do; KDIR= names another prepared tree.
+RUNNING_KDIR := /lib/modules/$(shell uname -r)/build
+BUILD_KDIR = $(or $(KDIR),$(RUNNING_KDIR))
 
-.PHONY: all module setup kernel host-test guest-demo guest-test demo test cross-check kunit bench conform guest-conform test-debug clean
+.PHONY: all module module-test install setup kernel host-test guest-demo guest-test demo test cross-check kunit bench \
+	conform guest-conform test-debug clean
 
 all: module
 
@@ -51,19 +56,33 @@ setup:
 kernel: setup
 	@$(TOP)/scripts/kernel.sh $(ARCH) >/dev/null
 
-# Debian's kernel builds in build/x86_64-debian/src (scripts/build-module.sh), apart from the test-kernel build.
-module: setup
+# KERNEL=debian builds in build/x86_64-debian/src (scripts/build-module.sh), apart from other builds.
+module:
 ifeq ($(TUNGRO_KERNEL),debian)
 	@dir=$$($(TOP)/scripts/build-module.sh $(ARCH)) && echo "[tungro] built $$dir/tungro.ko"
 else
-	@kdir=$(KDIR_RESOLVE) && echo "[tungro] building tungro.ko for $(ARCH) against $$kdir" && \
-	$(MAKE) -s -C "$$kdir" M=$(TOP) ARCH=$(KARCH) CROSS_COMPILE=$(CROSS_COMPILE) -j$(NPROC) modules \
+	@$(TOP)/scripts/check-kdir.sh "$(BUILD_KDIR)" "$(if $(KDIR),KDIR,running)"
+	@echo "[tungro] building tungro.ko for $(ARCH) against $(BUILD_KDIR)"
+	@$(MAKE) -s -C "$(BUILD_KDIR)" M=$(TOP) ARCH=$(KARCH) CROSS_COMPILE=$(CROSS_COMPILE) -j$(NPROC) modules \
 		2>&1 | tee $(TOP)/.build.log; test $${PIPESTATUS[0]} -eq 0
 	@if grep -q "valid for C/ObjC but not for C++" $(TOP)/.build.log; then \
 		echo "[tungro] error: a kernel C-only flag reached g++; add it to tungro-c-only in Kbuild" >&2; exit 1; fi
 	@$(TOP)/scripts/check-cxx-objects.sh $(CROSS_COMPILE)nm $(CROSS_COMPILE)objdump
 	@echo "[tungro] built $(TOP)/tungro.ko"
 endif
+
+# modules_install puts tungro.ko under /lib/modules/<release>/updates (Kbuild's INSTALL_MOD_DIR default for
+# external modules); depmod makes modprobe find it.
+install: module
+	@$(TOP)/scripts/check-kdir.sh "$(BUILD_KDIR)" "$(if $(KDIR),KDIR,running)"
+	@$(MAKE) -s -C "$(BUILD_KDIR)" M=$(TOP) ARCH=$(KARCH) modules_install
+	@rel=$$($(MAKE) -s -C "$(BUILD_KDIR)" kernelrelease) && depmod -a "$$rel" && \
+		echo "[tungro] installed for $$rel: modprobe tungro"
+
+# The cached test kernel of ARCH (built on first use): what make test and the QEMU runs use.
+module-test: setup
+	@dir=$$($(TOP)/scripts/build-module.sh $(ARCH)) && echo "[tungro] built $$dir/tungro.ko"
+
 
 host-test: setup
 	@$(TOP)/scripts/host-test.sh
@@ -95,7 +114,7 @@ test-debug: setup
 kunit: setup
 	@$(TOP)/scripts/kunit.sh $(ARCH)
 
-test: host-test module cross-check
+test: host-test module-test cross-check
 	@$(TOP)/scripts/kunit.sh x86_64
 	@$(TOP)/scripts/kunit.sh m68k
 	@$(TOP)/scripts/guest.sh x86_64 test $(TEST_MIB)

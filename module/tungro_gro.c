@@ -215,22 +215,86 @@ static void tungro_held_view(struct sk_buff *p, unsigned int outer_off, struct t
 	held->id_state = TUNGRO_CB(p)->id_state;
 }
 
+/* What the core's receive loop (tgc_receive) needs of this call: the GRO list, the segment, its headers. */
+struct tungro_rx {
+	struct list_head *head;
+	struct sk_buff *skb;
+	const u8 *hdr;
+	unsigned int outer_off;
+};
+
+/* The segment parsed: the kernel's conventions for a tunnel packet, the GRO pulls, the checksum check. */
+static u32 tungro_rx_prepare(void *ctx, const struct tgc_pkt *pkt)
+{
+	struct tungro_rx *rx = ctx;
+	struct sk_buff *skb = rx->skb;
+	u32 in = 0;
+
+	/* Inner network offset, transport header, protocol, as the kernel's own tunnel GRO sets them. encap_mark
+	 * first: skb_gro_network_header() (the checksum's pseudo-header) reads network_offsets[encap_mark].
+	 */
+	NAPI_GRO_CB(skb)->encap_mark = 1;
+	NAPI_GRO_CB(skb)->network_offsets[1] = rx->outer_off + pkt->inner_off;
+	NAPI_GRO_CB(skb)->proto = IPPROTO_TCP;
+	skb_gro_pull(skb, rx->outer_off + pkt->tcp_off - skb_gro_offset(skb));
+	skb_set_transport_header(skb, skb_gro_offset(skb));
+	/* CHECKSUM_COMPLETE: the running sum must drop the pulled inner header. A valid IPv4 header sums to zero,
+	 * an IPv6 header does not (as ipv6_gro_receive does).
+	 */
+	if (pkt->inner_version == 6)
+		skb_gro_postpull_rcsum(skb, rx->hdr + pkt->inner_off, pkt->tcp_off - pkt->inner_off);
+	/* With the flush bit set (TGC_IN_UPPER_FLUSH) nothing merges: no checksum to check. */
+	if (!NAPI_GRO_CB(skb)->flush && tungro_tcp_csum_bad(skb, pkt->inner_version))
+		in |= TGC_IN_CSUM_BAD;
+	skb_gro_pull(skb, pkt->payload_off - pkt->tcp_off);
+	return in;
+}
+
+/* The held packet of the segment's flow on this GRO list, with the facts only the kernel knows about it. */
+static void *tungro_rx_find(void *ctx, const struct tgc_pkt *pkt, const u8 *hdr, struct tgc_held *held)
+{
+	struct tungro_rx *rx = ctx;
+	struct sk_buff *p = tungro_find_held(rx->head, pkt, hdr, rx->outer_off);
+
+	if (!p)
+		return NULL;
+	tungro_held_view(p, rx->outer_off, held);
+	/* Held by the kernel's GRO before tungro was installed: completed, never merged into. */
+	if (!tungro_held_by_us(p, READ_ONCE(tungro_installed_at)))
+		held->flags |= TGC_HELD_FOREIGN;
+	if (skb_cmp_decrypted(p, rx->skb))
+		held->flags |= TGC_HELD_DECRYPTED;
+	return p;
+}
+
+static int tungro_rx_append(void *ctx, void *held, const struct tgc_rx_result *r)
+{
+	struct tungro_rx *rx = ctx;
+
+	return tungro_append(held, rx->skb);
+}
+
+static const struct tgc_rx_ops tungro_rx_ops = {
+	.prepare = tungro_rx_prepare,
+	.find = tungro_rx_find,
+	.append = tungro_rx_append,
+};
+
 /*
  * gro_receive for IPIP and SIT, called by inet_gro_receive() (outer IPv4 checked and pulled, flush set on an
  * outer length or flag mismatch) or by fou/gue_gro_receive() (the outer header is the UDP carrier's). Returns the
  * held packet to complete now, or NULL, as every gro_receive does; NAPI_GRO_CB(skb) says merged (same_flow),
- * held, or passed (flush).
+ * held, or passed (flush). The core's tgc_receive() runs the receive loop (parse, find, decide, append, retry);
+ * this function does what its result says with the skbs.
  */
 static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff *skb, struct tungro_slot *slot,
 					  unsigned int encap)
 {
-	unsigned int outer_off = NAPI_GRO_CB(skb)->network_offsets[0];
-	unsigned int hdr_len, in = 0, reason;
+	struct tungro_rx rx = { .head = head, .skb = skb, .outer_off = NAPI_GRO_CB(skb)->network_offsets[0] };
+	struct tgc_seg seg = { .encap = encap };
 	struct sk_buff *match = NULL;
-	struct tgc_verdict v;
-	struct tgc_held held;
-	struct tgc_pkt pkt;
-	const u8 *hdr;
+	struct tgc_rx_result r;
+	unsigned int reason;
 
 	tungro_count(TUNGRO_S_SEEN, 1);
 	/* Whatever happens next, this skb is not a tungro-held packet until TGC_HOLD says so. */
@@ -250,72 +314,52 @@ static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff
 		goto pass;
 	}
 
-	hdr = tungro_header_view(skb, outer_off, encap, &hdr_len);
-	if (!hdr) {
+	rx.hdr = tungro_header_view(skb, rx.outer_off, encap, &seg.hdr_len);
+	if (!rx.hdr) {
 		reason = TGC_R_MALFORMED;
 		goto pass;
 	}
-	reason = tgc_parse(hdr, hdr_len, skb->len - outer_off, encap, &pkt);
-	/* UDP and the rest, and inner IPv6 extension headers (6.12 merges identical ones), stay with the kernel. */
-	if (reason == TGC_R_NOT_TCP || reason == TGC_R_IPV6_EXT)
-		goto delegate;
-	NAPI_GRO_CB(skb)->encap_mark = 1;
-	if (reason) {
-		/* Refused because of the outer header (inet_gro_receive already set flush: length, fragment): as the
-		 * kernel's TCP GRO still finds the flow then, its held packet goes up first and the flow keeps its
-		 * order. A segment broken inside (data offset, inner fragment) is left as the kernel leaves it: the
-		 * held packet stays, so junk the stack will drop costs no coalescing. */
-		if (NAPI_GRO_CB(skb)->flush && tgc_flow_of(hdr, hdr_len, encap, &pkt))
-			match = tungro_find_held(head, &pkt, hdr, outer_off);
-		goto pass;
-	}
+	seg.hdr = rx.hdr;
+	seg.pkt_len = skb->len - rx.outer_off;
+	/* inet_gro_receive() set flush (outer length or flags): nothing merges, and a segment the core refuses still
+	 * completes its flow's held packet first, as the kernel's TCP GRO finds the flow then.
+	 */
+	if (NAPI_GRO_CB(skb)->flush)
+		seg.in |= TGC_IN_UPPER_FLUSH;
 	/* Already GSO (veth with GRO on, case K02): it stands for gso_segs wire segments of gso_size bytes. */
 	if (skb_is_gso(skb)) {
-		pkt.gso_size = skb_shinfo(skb)->gso_size;
-		pkt.gso_segs = NAPI_GRO_CB(skb)->count;
+		seg.gso_size = skb_shinfo(skb)->gso_size;
+		seg.gso_segs = NAPI_GRO_CB(skb)->count;
 	}
+	tgc_receive(&seg, &tungro_rx_ops, &rx, &r);
+	match = r.held;
 
-	/* The kernel's conventions for a parsed tunnel packet: inner network offset, transport header, proto. */
-	NAPI_GRO_CB(skb)->network_offsets[1] = outer_off + pkt.inner_off;
-	NAPI_GRO_CB(skb)->proto = IPPROTO_TCP;
-	skb_gro_pull(skb, outer_off + pkt.tcp_off - skb_gro_offset(skb));
-	skb_set_transport_header(skb, skb_gro_offset(skb));
-	/* CHECKSUM_COMPLETE: the running sum must drop the pulled inner header. A valid IPv4 header sums to zero,
-	 * an IPv6 header does not (as ipv6_gro_receive does). */
-	if (pkt.inner_version == 6)
-		skb_gro_postpull_rcsum(skb, hdr + pkt.inner_off, pkt.tcp_off - pkt.inner_off);
-	if (NAPI_GRO_CB(skb)->flush)
-		in |= TGC_IN_UPPER_FLUSH;
-	else if (tungro_tcp_csum_bad(skb, pkt.inner_version))
-		in |= TGC_IN_CSUM_BAD;
-	skb_gro_pull(skb, pkt.payload_off - pkt.tcp_off);
-
-	match = tungro_find_held(head, &pkt, hdr, outer_off);
-	if (match && skb_cmp_decrypted(match, skb))
-		in |= TGC_IN_DECRYPTED;
-
-	if (match && !tungro_held_by_us(match, READ_ONCE(tungro_installed_at))) {
-		/* Held by the kernel's GRO before tungro was installed: let it complete, start afresh. */
-		tgc_decide(&pkt, hdr, NULL, in, &v);
-		v.flush_held = 1;
+	/* UDP and the rest, and inner IPv6 extension headers (6.12 merges identical ones), stay with the kernel.
+	 * Nothing was looked up or pulled for them.
+	 */
+	if (!r.parsed && (r.v.reason == TGC_R_NOT_TCP || r.v.reason == TGC_R_IPV6_EXT)) {
+		reason = r.v.reason;
+		goto delegate;
+	}
+	NAPI_GRO_CB(skb)->encap_mark = 1;
+	if (!r.parsed) {
+		/* Refused. After an outer-header refusal the flow's held packet (match) goes up first; a segment
+		 * broken inside leaves the held packet as the kernel leaves it (match is NULL).
+		 */
+		reason = r.v.reason;
+		goto pass;
+	}
+	if (r.foreign)
 		tungro_count_reason(TGC_R_FOREIGN);
-	} else if (match) {
-		tungro_held_view(match, outer_off, &held);
-		tgc_decide(&pkt, hdr, &held, in, &v);
-		if (v.action == TGC_MERGE && tungro_append(match, skb))
-			tgc_decide(&pkt, hdr, &held, in | TGC_IN_NOMERGE, &v);
-	} else {
-		tgc_decide(&pkt, hdr, NULL, in, &v);
-	}
-	tungro_count_reason(v.reason);
+	tungro_count_reason(r.v.reason);
 
-	switch (v.action) {
+	switch (r.v.action) {
 	case TGC_MERGE:
 		tungro_count(TUNGRO_S_MERGED, 1);
-		TUNGRO_CB(match)->id_state = v.id_state;
+		TUNGRO_CB(match)->id_state = r.v.id_state;
 		/* Kept for the kernel's tcp4_gro_complete in case tungro is unloaded before this packet completes. */
-		NAPI_GRO_CB(match)->ip_fixedid = v.fixedid;
-		match->data[outer_off + pkt.tcp_off + TGC_TCP_FLAGS_OFF] |= v.held_flags;
+		NAPI_GRO_CB(match)->ip_fixedid = r.v.fixedid;
+		match->data[rx.outer_off + r.flags_off] |= r.v.held_flags;
 		break;
 	case TGC_HOLD:
 		tungro_count(TUNGRO_S_HELD, 1);
@@ -326,7 +370,7 @@ static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff
 		NAPI_GRO_CB(skb)->flush = 1;
 		break;
 	}
-	return v.flush_held ? match : NULL;
+	return r.v.flush_held ? match : NULL;
 
 pass:
 	tungro_count_reason(reason);

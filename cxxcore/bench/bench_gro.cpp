@@ -2,7 +2,7 @@
 //
 // Both sides get the same TCP/IPv4 Ethernet frames (librte_gro has no IPIP/SIT, so the shared comparison is plain
 // TCP/IPv4; tungro's IPIP and SIT trains are measured alongside for scale). Both merge without copying payload
-// (DPDK chains mbufs, tungro's loop below keeps per-packet state as the module does with frags) and both finish
+// (DPDK chains mbufs, tungro's engine keeps per-flow state and its ops copy nothing) and both finish
 // the train (DPDK returns merged packets; tungro completes its held packets, writing lengths and checksums).
 // Only the GRO work is timed (manual timing): building mbufs and freeing them is outside the measured span.
 // librte_gro is given packet_type and l2/l3/l4 lengths, as a NIC or the application would; tungro parses and
@@ -56,99 +56,86 @@ Train make_train(frames::Encap encap, unsigned flows)
 	return t;
 }
 
-// ---- tungro: the module's per-segment loop over one GRO bucket list (parse, same_flow, decide, act) ----
+// ---- tungro: its engine (tgc_engine_*: the core's receive loop on a flow table) with counting ops ----
+//
+// The ops keep no payload (as the module moves page frags, nothing is copied); completing a GRO packet writes its
+// lengths and checksums with tgc_finish into a scratch copy of its headers (the module writes the skb's).
 
-struct Held {
-	const uint8_t *hdr;
-	uint32_t hdr_len, total_len, payload_len;
-	uint16_t count, gso_size;
-	uint8_t id_state;
-	tgc_pkt first;
-	uint8_t scratch[TGC_MAX_HDR_BYTES];	// completed headers land here (the module writes the skb's)
+struct Sink {
+	const Train *t;
+	unsigned delivered = 0, segs = 0;
+	uint8_t scratch[TGC_MAX_HDR_BYTES];
 };
 
-unsigned tungro_train(const Train &t, unsigned encap, unsigned *gro_packets)
+int bench_append(void *, void *, void *, const tgc_merge *) { return 0; }
+
+void bench_complete(void *ctx, void *held, const tgc_done *d)
 {
-	Held held[8];
-	unsigned nheld = 0, delivered = 0, segs = 0;
-	auto complete = [&](Held &h) {
-		if (h.count > 1) {
-			tgc_completion c;
-			std::memcpy(h.scratch, h.hdr, h.first.payload_off);
-			if (h.first.nlayers == 2)
-				tgc_fix_ipv4(h.scratch, static_cast<uint16_t>(h.total_len));
-			tgc_complete(h.scratch + h.first.inner_off, h.first.payload_off - h.first.inner_off,
-				     h.total_len - h.first.inner_off, h.id_state, h.first.nlayers - 1, &c);
-			benchmark::DoNotOptimize(c);
-		}
-		segs += h.count;
-		delivered++;
-	};
-	for (const auto &f : t.frames) {
-		const uint8_t *ip = f.data() + kEth;
-		const uint32_t len = static_cast<uint32_t>(f.size() - kEth);
-		const uint32_t hl = len < TGC_MAX_HDR_BYTES ? len : TGC_MAX_HDR_BYTES;
-		tgc_pkt pkt;
-		if (tgc_parse(ip, hl, len, encap, &pkt)) {
-			delivered++;
-			segs++;
-			continue;
-		}
-		Held *m = nullptr;
-		for (unsigned i = 0; i < nheld; i++)
-			if (tgc_same_flow(&pkt, ip, held[i].hdr, held[i].hdr_len)) {
-				m = &held[i];
-				break;
-			}
-		tgc_held th{};
-		if (m) {
-			th.hdr = m->hdr;
-			th.hdr_len = m->hdr_len;
-			th.total_len = m->total_len;
-			th.payload_len = m->payload_len;
-			th.count = m->count;
-			th.gso_size = m->gso_size;
-			th.id_state = m->id_state;
-		}
-		tgc_verdict v;
-		tgc_decide(&pkt, ip, m ? &th : nullptr, 0, &v);
-		auto drop = [&](Held *h) {
-			complete(*h);
-			*h = held[--nheld];
-		};
-		if (v.action == TGC_MERGE) {
-			m->count++;
-			m->payload_len += pkt.payload_len;
-			m->total_len += pkt.payload_len;
-			m->id_state = v.id_state;
-			if (v.flush_held)
-				drop(m);
-			continue;
-		}
-		if (v.flush_held)
-			drop(m);
-		if (v.action == TGC_PASS) {
-			delivered++;
-			segs++;
-			continue;
-		}
-		if (nheld == 8)
-			drop(&held[0]); // bucket full: the oldest goes (slot 0 is refilled from the end, close enough)
-		held[nheld++] = Held{ip, pkt.payload_off, len, pkt.payload_len, 1, static_cast<uint16_t>(pkt.payload_len), 0,
-				     pkt, {}};
+	Sink *s = static_cast<Sink *>(ctx);
+	if (d->count > 1) {
+		const auto *f = static_cast<const std::vector<uint8_t> *>(held);
+		std::memcpy(s->scratch, f->data() + kEth, d->first.payload_off);
+		tgc_completion c;
+		tgc_finish(s->scratch, d->total_len, d, &c); // reads and writes headers only
+		benchmark::DoNotOptimize(c);
 	}
-	while (nheld)
-		complete(held[--nheld]);
-	*gro_packets = delivered;
-	return segs;
+	s->segs += d->count;
+	s->delivered++;
 }
 
-void BM_tungro(benchmark::State &state, frames::Encap encap, unsigned encap_id, unsigned flows)
+void bench_deliver(void *ctx, void *, const tgc_rx_result *)
+{
+	Sink *s = static_cast<Sink *>(ctx);
+	s->segs++;
+	s->delivered++;
+}
+
+constexpr tgc_engine_ops kBenchOps = {bench_append, bench_complete, bench_deliver};
+
+struct Engine {
+	std::vector<uint64_t> mem;
+	tgc_engine *e = nullptr;
+	Engine(Sink *sink, unsigned buckets, unsigned flows, uint32_t flags)
+	{
+		const uint32_t n = tgc_engine_size(buckets, flows);
+		mem.resize((n + 7) / 8);
+		e = tgc_engine_init(mem.data(), n, buckets, flows, flags, &kBenchOps, sink);
+	}
+};
+
+// One NAPI poll of the train through the engine, then the end-of-poll flush.
+unsigned tungro_train(Engine &eng, Sink &sink, unsigned encap, unsigned *gro_packets)
+{
+	sink.delivered = sink.segs = 0;
+	for (const auto &f : sink.t->frames) {
+		const uint32_t len = static_cast<uint32_t>(f.size() - kEth);
+		tgc_seg seg{};
+		seg.hdr = f.data() + kEth;
+		seg.data = seg.hdr;
+		seg.hdr_len = len < TGC_MAX_HDR_BYTES ? len : TGC_MAX_HDR_BYTES;
+		seg.pkt_len = len;
+		seg.encap = static_cast<uint8_t>(encap);
+		tgc_engine_receive(eng.e, &seg, const_cast<std::vector<uint8_t> *>(&f), nullptr);
+	}
+	tgc_engine_flush(eng.e);
+	*gro_packets = sink.delivered;
+	return sink.segs;
+}
+
+// buckets x flows: 8 x 8 with tungro's hash (the engine's default), or 1 x 8 fed hash 0 (the kernel's list).
+void BM_tungro(benchmark::State &state, frames::Encap encap, unsigned encap_id, unsigned flows, unsigned buckets)
 {
 	Train t = make_train(encap, flows);
+	Sink sink;
+	sink.t = &t;
+	Engine eng(&sink, buckets, 8, buckets == 1 ? TGC_ENGINE_CALLER_HASH : 0);
+	if (!eng.e) {
+		state.SkipWithError("tgc_engine_init failed");
+		return;
+	}
 	unsigned gro = 0, segs = 0;
 	for (auto _ : state) {
-		segs = tungro_train(t, encap_id, &gro);
+		segs = tungro_train(eng, sink, encap_id, &gro);
 		benchmark::DoNotOptimize(segs);
 	}
 	if (segs != kTrain)
@@ -223,14 +210,18 @@ void BM_dpdk(benchmark::State &state, unsigned flows)
 } // namespace
 
 // Same trains for both: 1 flow (all coalesce), 4 interleaved flows, 64 flows of one segment (nothing coalesces).
-BENCHMARK_CAPTURE(BM_tungro, plain4_1flow, frames::Encap::Plain4, TGC_ENCAP_NONE, 1);
+// tungro runs its engine's default table (8 x 8, own hash) and the kernel's list (1 x 8, hash 0: _list).
+BENCHMARK_CAPTURE(BM_tungro, plain4_1flow, frames::Encap::Plain4, TGC_ENCAP_NONE, 1, 8);
+BENCHMARK_CAPTURE(BM_tungro, plain4_1flow_list, frames::Encap::Plain4, TGC_ENCAP_NONE, 1, 1);
 BENCHMARK_CAPTURE(BM_dpdk, plain4_1flow, 1)->UseManualTime();
-BENCHMARK_CAPTURE(BM_tungro, plain4_4flows, frames::Encap::Plain4, TGC_ENCAP_NONE, 4);
+BENCHMARK_CAPTURE(BM_tungro, plain4_4flows, frames::Encap::Plain4, TGC_ENCAP_NONE, 4, 8);
+BENCHMARK_CAPTURE(BM_tungro, plain4_4flows_list, frames::Encap::Plain4, TGC_ENCAP_NONE, 4, 1);
 BENCHMARK_CAPTURE(BM_dpdk, plain4_4flows, 4)->UseManualTime();
-BENCHMARK_CAPTURE(BM_tungro, plain4_64flows, frames::Encap::Plain4, TGC_ENCAP_NONE, 64);
+BENCHMARK_CAPTURE(BM_tungro, plain4_64flows, frames::Encap::Plain4, TGC_ENCAP_NONE, 64, 8);
+BENCHMARK_CAPTURE(BM_tungro, plain4_64flows_list, frames::Encap::Plain4, TGC_ENCAP_NONE, 64, 1);
 BENCHMARK_CAPTURE(BM_dpdk, plain4_64flows, 64)->UseManualTime();
 // Tunnels: tungro only (librte_gro has no IPIP/SIT).
-BENCHMARK_CAPTURE(BM_tungro, ipip_1flow, frames::Encap::IPIP, TGC_ENCAP_IPIP, 1);
-BENCHMARK_CAPTURE(BM_tungro, sit_1flow, frames::Encap::SIT, TGC_ENCAP_SIT, 1);
+BENCHMARK_CAPTURE(BM_tungro, ipip_1flow, frames::Encap::IPIP, TGC_ENCAP_IPIP, 1, 8);
+BENCHMARK_CAPTURE(BM_tungro, sit_1flow, frames::Encap::SIT, TGC_ENCAP_SIT, 1, 8);
 
 BENCHMARK_MAIN();

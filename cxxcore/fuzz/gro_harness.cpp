@@ -1,18 +1,23 @@
 // libFuzzer harness of tungro's core: arbitrary bytes become a train of segments (format in fuzz_input.hpp) that
-// runs through the core as the module drives it (parse -> same_flow over the held packets -> decide ->
-// merge / hold / pass -> complete at flush or end of poll), on a GRO list of at most 8 held packets (MAX_GRO_SKBS).
+// runs through tungro's engine (tgc_engine_receive: the core's one receive loop, tgc_receive, on a flow table)
+// with the harness's byte-vector buffer mechanics as the engine's ops. The table is the kernel's GRO list (one
+// bucket of 8, hash 0), tungro's 8 x 8 with its own hash, or a 2 x 2 one, chosen by the input size. The harness
+// keeps its own model of every held packet and checks the engine against it.
 //
 // Every segment and every header view lives in its own heap allocation of exactly the bytes present, so ASan
 // reports any read past them. Invariants (abort on violation):
 //   - no segment lost or duplicated: every segment id is delivered exactly once; count in == count out;
 //   - per-flow order: segments of one flow are delivered in arrival order, and a GRO packet's segments are
 //     consecutive in sequence space, all but the last of gso_size bytes;
-//   - tgc_same_flow agrees with the flow identity (addresses, protocols, flow label, ports) for every held packet;
+//   - tgc_same_flow agrees with the flow identity (addresses, protocols, flow label, ports) for every held packet,
+//     and the engine finds exactly the held packet of the segment's flow (none when its flow has none);
+//   - the engine's held lengths, counts, id_state and counters agree with the harness's model;
 //   - tgc_flow_of locates a refused segment's flow inside the view, with tgc_parse's layout when both succeed;
 //   - verdicts are well formed (one action; MERGE and flush_held only with a held packet);
 //   - every completed GRO packet re-parses with tgc_parse to the same flow, first seq and payload length; its IPv4
 //     header checksums are valid, its length is <= 65535, and finishing its CHECKSUM_PARTIAL TCP checksum as a
 //     device would gives a checksum tgc_tcp_csum_ok accepts.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -38,7 +43,6 @@
 
 namespace {
 
-constexpr unsigned kMaxHeld = 8;      // MAX_GRO_SKBS
 constexpr unsigned kMaxSegs = 4096;   // bounds one input's work (repeat can multiply records)
 constexpr uint32_t kHdrView = TGC_MAX_HDR_BYTES;
 
@@ -133,24 +137,49 @@ unsigned pick_encap(uint8_t flags, const uint8_t *p, uint32_t n)
 	}
 }
 
-struct Held {
+// A segment the harness gave the engine (the engine's cookie), and, once held, the GRO packet it starts: the
+// harness's own model of it, checked against what the engine reports.
+struct Pkt {
+	uint64_t id = 0;
+	Buf frame;
+	unsigned encap = 0;
+	std::string key;                 // flow identity; empty for a segment that has no flow (refused, not located)
+	// Held packets only:
 	std::unique_ptr<uint8_t[]> view; // first segment's headers, exactly payload_off bytes: all the core may read
 	uint32_t view_len = 0;
 	std::vector<uint8_t> bytes;      // first segment (no padding), then each merged payload
 	tgc_pkt first{};
-	unsigned encap = 0;
-	std::string key;
 	uint32_t payload_len = 0;
 	uint16_t count = 0, gso_size = 0;
 	uint8_t id_state = 0;
-	uint64_t age = 0;
 	std::vector<uint64_t> ids;
 	std::vector<uint32_t> seqs, lens;
+	Pkt(const uint8_t *src, uint32_t n, unsigned align) : frame(src, n, align) {}
 };
+
+// What check_verdict needs of the matched held packet as it was before the segment (appends change it).
+struct HeldBefore {
+	uint32_t first_seq, payload_len, gso_size;
+	size_t bytes;
+};
+
+// Table layouts the fuzzer drives, picked by the input size: the kernel's GRO list (one bucket of 8, every hash
+// 0), tungro's table (8 x 8, its own hash), and a tiny table where evictions are the rule.
+struct Layout {
+	uint32_t buckets, flows, flags;
+};
+constexpr Layout kLayouts[] = {{1, 8, TGC_ENGINE_CALLER_HASH}, {8, 8, 0}, {2, 2, 0}};
 
 class Harness {
 public:
-	explicit Harness(unsigned align) : align_(align) {}
+	Harness(unsigned align, const Layout &l) : align_(align)
+	{
+		static const tgc_engine_ops ops = {op_append, op_complete, op_deliver};
+		const uint32_t size = tgc_engine_size(l.buckets, l.flows);
+		mem_.reset(new uint64_t[(size + 7) / 8]);
+		engine_ = tgc_engine_init(mem_.get(), size, l.buckets, l.flows, l.flags, &ops, this);
+		FUZZ_CHECK(engine_ != nullptr, "engine %ux%u refused", l.buckets, l.flows);
+	}
 
 	bool full() const { return segs_in_ >= kMaxSegs; }
 
@@ -159,11 +188,15 @@ public:
 	{
 		const uint64_t id = segs_in_++;
 		delivered_.push_back(0);
-		Buf frame(src, n, align_);
+		auto owned = std::make_unique<Pkt>(src, n, align_);
+		Pkt *seg = owned.get();
+		seg->id = id;
 		const uint32_t hl = std::min(n, (flags & fuzzin::kShortView) ? fuzzin::kShortViewLen : kHdrView);
-		Buf view(frame.p, hl, align_);
-		const unsigned encap = pick_encap(flags, frame.p, n);
+		Buf view(seg->frame.p, hl, align_);
+		const unsigned encap = pick_encap(flags, seg->frame.p, n);
+		seg->encap = encap;
 
+		// Oracles on the building blocks, computed here on their own.
 		tgc_pkt pkt;
 		std::memset(&pkt, 0xa5, sizeof(pkt));
 		const unsigned r = tgc_parse(view.p, hl, n, encap, &pkt);
@@ -173,100 +206,59 @@ public:
 		const int located = tgc_flow_of(view.p, hl, encap, &where);
 		if (located)
 			check_located(where, encap, hl, r ? nullptr : &pkt);
-		if (r) {
-			refused(view, n, encap, flags, located ? &where : nullptr, id);
-			return;
-		}
-		check_parsed(pkt, encap, hl, n);
-		const std::string key = flow_key(pkt, view.p);
+		// The flow's held packet is looked up for a parsed segment, and for a refused one whose outer header the
+		// caller refused too (upper flush, or the outer length the engine checks as inet_gro_receive does).
+		const bool outer_flush = (flags & fuzzin::kUpperFlush) ||
+					 (encap != TGC_ENCAP_NONE && hl >= 4 && ld16(view.p + 2) != n);
+		const tgc_pkt *flow = !r ? &pkt : (outer_flush && located) ? &where : nullptr;
+		if (!r)
+			check_parsed(pkt, encap, hl, n);
+		if (flow)
+			seg->key = flow_key(*flow, view.p);
+		Pkt *expect = flow ? match_of(*flow, view, seg->key) : nullptr;
+		HeldBefore before{};
+		if (expect)
+			before = {expect->seqs[0], expect->payload_len, expect->gso_size, expect->bytes.size()};
 
-		unsigned in = 0;
+		tgc_seg s{};
+		s.hdr = view.p;
+		s.data = seg->frame.p;
+		s.hdr_len = hl;
+		s.pkt_len = n;
+		s.encap = static_cast<uint8_t>(encap);
 		if (flags & fuzzin::kUpperFlush)
-			in |= TGC_IN_UPPER_FLUSH;
-		else if ((flags & fuzzin::kCsumCheck) && !tgc_tcp_csum_ok(&pkt, frame.p, n))
-			in |= TGC_IN_CSUM_BAD;
+			s.in |= TGC_IN_UPPER_FLUSH;
+		if (flags & fuzzin::kCsumCheck)
+			s.in |= TGC_IN_CSUM_CHECK;
+		nomerge_ = flags & fuzzin::kNoMerge;
+		live_.emplace(seg, std::move(owned));
 
-		size_t mi = held_.size();
-		for (size_t i = 0; i < held_.size(); i++) {
-			Held &h = held_[i];
-			const int same = tgc_same_flow(&pkt, view.p, h.view.get(), h.view_len);
-			FUZZ_CHECK(same == (h.key == key), "same_flow %d against held %zu disagrees with flow identity", same,
-				   i);
-			if (same && mi == held_.size())
-				mi = i;
-		}
-		Held *match = mi < held_.size() ? &held_[mi] : nullptr;
+		tgc_rx_result res;
+		std::memset(&res, 0xa5, sizeof(res));
+		tgc_engine_receive(engine_, &s, seg, &res);
 
-		tgc_held th{};
-		if (match) {
-			th.hdr = match->view.get();
-			th.hdr_len = match->view_len;
-			th.total_len = static_cast<uint32_t>(match->bytes.size());
-			th.payload_len = match->payload_len;
-			th.count = match->count;
-			th.gso_size = match->gso_size;
-			th.id_state = match->id_state;
-		}
-		tgc_verdict v;
-		std::memset(&v, 0xa5, sizeof(v));
-		tgc_decide(&pkt, view.p, match ? &th : nullptr, in, &v);
-		if (v.action == TGC_MERGE && (flags & fuzzin::kNoMerge))
-			tgc_decide(&pkt, view.p, &th, in | TGC_IN_NOMERGE, &v);
-		check_verdict(v, pkt, match);
+		FUZZ_CHECK(res.parsed == !r && (r == 0 || res.v.reason == r), "parsed %u reason %u, tgc_parse said %u",
+			   res.parsed, res.v.reason, r);
+		FUZZ_CHECK(res.located == (r && flow), "located %u, expected %d", res.located, r && flow);
+		FUZZ_CHECK(res.held == expect, "the engine found another held packet than the flow's");
+		check_verdict(res, expect ? &before : nullptr);
+		if (res.v.action == TGC_HOLD)
+			hold(seg, res.pkt, view);
 
-		switch (v.action) {
-		case TGC_MERGE:
-			match->bytes.insert(match->bytes.end(), frame.p + pkt.payload_off,
-					    frame.p + pkt.payload_off + pkt.payload_len);
-			match->payload_len += pkt.payload_len;
-			match->count++;
-			match->id_state = v.id_state;
-			match->ids.push_back(id);
-			match->seqs.push_back(pkt.seq);
-			match->lens.push_back(pkt.payload_len);
-			// The core reads the held flags on the next segment, so both copies get the FIN/PSH bits.
-			match->view[pkt.tcp_off + TGC_TCP_FLAGS_OFF] |= v.held_flags;
-			match->bytes[pkt.tcp_off + TGC_TCP_FLAGS_OFF] |= v.held_flags;
-			if (v.flush_held)
-				complete_at(mi);
-			break;
-		case TGC_HOLD:
-			if (v.flush_held)
-				complete_at(mi);
-			if (held_.size() >= kMaxHeld) {
-				size_t oldest = 0;
-				for (size_t i = 1; i < held_.size(); i++)
-					if (held_[i].age < held_[oldest].age)
-						oldest = i;
-				complete_at(oldest);
-			}
-			hold(frame, pkt, encap, key, id);
-			break;
-		default:
-			if (v.flush_held)
-				complete_at(mi);
-			deliver({id}, &key);
-			break;
-		}
+		tgc_engine_stats st;
+		tgc_engine_get_stats(engine_, &st);
+		FUZZ_CHECK(st.segs == segs_in_ && st.merged + st.held + st.passed == st.segs, "stats %u: %u+%u+%u", st.segs,
+			   st.merged, st.held, st.passed);
+		FUZZ_CHECK(st.held_now == held_.size(), "engine holds %u, harness %zu", st.held_now, held_.size());
 		if (flags & fuzzin::kEndPoll)
-			end_poll();
-	}
-
-	// End of a NAPI poll (napi_gro_flush): held packets complete, oldest first.
-	void end_poll()
-	{
-		while (!held_.empty()) {
-			size_t oldest = 0;
-			for (size_t i = 1; i < held_.size(); i++)
-				if (held_[i].age < held_[oldest].age)
-					oldest = i;
-			complete_at(oldest);
-		}
+			tgc_engine_flush(engine_);
 	}
 
 	void finish()
 	{
-		end_poll();
+		tgc_engine_flush(engine_);
+		FUZZ_CHECK(held_.empty() && live_.empty(), "%zu held, %zu segments never given back", held_.size(),
+			   live_.size());
 		FUZZ_CHECK(segs_out_ == segs_in_, "segments in %llu, out %llu", (unsigned long long)segs_in_,
 			   (unsigned long long)segs_out_);
 		for (size_t i = 0; i < delivered_.size(); i++)
@@ -274,28 +266,21 @@ public:
 	}
 
 private:
-	// A segment tgc_parse refused. As the module: when the outer header caused it (the kernel's inet_gro_receive
-	// has set flush: upper flush, or outer length != bytes present), tgc_flow_of locates the flow and its held
-	// packet goes up first, keeping the flow's order; otherwise the held packet stays and only counts matter.
-	void refused(const Buf &view, uint32_t n, unsigned encap, uint8_t flags, const tgc_pkt *where, uint64_t id)
+	// The held packet of the flow by the harness's model; on the way, tgc_same_flow must agree with the flow
+	// identity for every held packet, and a flow has at most one.
+	Pkt *match_of(const tgc_pkt &flow, const Buf &view, const std::string &key)
 	{
-		const bool outer_flush = (flags & fuzzin::kUpperFlush) ||
-					 (encap != TGC_ENCAP_NONE && view.n >= 4 && ld16(view.p + 2) != n);
-		if (!outer_flush || !where) {
-			deliver({id}, nullptr);
-			return;
+		Pkt *m = nullptr;
+		for (Pkt *h : held_) {
+			const int same = tgc_same_flow(&flow, view.p, h->view.get(), h->view_len);
+			FUZZ_CHECK(same == (h->key == key), "same_flow %d against a held packet disagrees with flow identity",
+				   same);
+			if (same) {
+				FUZZ_CHECK(!m, "two held packets of one flow");
+				m = h;
+			}
 		}
-		const std::string key = flow_key(*where, view.p);
-		size_t mi = held_.size();
-		for (size_t i = 0; i < held_.size(); i++) {
-			const int same = tgc_same_flow(where, view.p, held_[i].view.get(), held_[i].view_len);
-			FUZZ_CHECK(same == (held_[i].key == key), "same_flow %d (located flow) disagrees with identity", same);
-			if (same && mi == held_.size())
-				mi = i;
-		}
-		if (mi < held_.size())
-			complete_at(mi);
-		deliver({id}, &key);
+		return m;
 	}
 
 	// tgc_flow_of's layout stays inside the view and, for a segment tgc_parse accepted, equals tgc_parse's.
@@ -321,61 +306,101 @@ private:
 			   "offsets %u/%u/%u, view %u", p.inner_off, p.tcp_off, p.payload_off, hl);
 		FUZZ_CHECK(uint64_t(p.payload_off) + p.payload_len <= n, "payload %u+%u past %u", p.payload_off,
 			   p.payload_len, n);
-		FUZZ_CHECK(p.padded == (p.payload_off + p.payload_len < n), "padded %u, %u+%u of %u", p.padded,
-			   p.payload_off, p.payload_len, n);
+		// Short of n: link padding (padded), or an inner length shorter than the outer payload (K03, IP_LEN).
+		const bool short_of_n = p.payload_off + p.payload_len < n;
+		FUZZ_CHECK(p.padded ? short_of_n : (!short_of_n || p.l3_flush == TGC_R_IP_LEN),
+			   "padded %u l3_flush %u, %u+%u of %u", p.padded, p.l3_flush, p.payload_off, p.payload_len, n);
 	}
 
-	void check_verdict(const tgc_verdict &v, const tgc_pkt &pkt, const Held *match)
+	void check_verdict(const tgc_rx_result &r, const HeldBefore *match)
 	{
+		const tgc_verdict &v = r.v;
 		FUZZ_CHECK(v.action >= TGC_MERGE && v.action <= TGC_PASS, "action %u", v.action);
 		FUZZ_CHECK(v.reason < TGC_R_COUNT, "reason %u", v.reason);
 		FUZZ_CHECK(match || (v.action != TGC_MERGE && !v.flush_held), "action %u flush %u without a held packet",
 			   v.action, v.flush_held);
 		FUZZ_CHECK(!match || v.action == TGC_MERGE || v.flush_held, "held packet of the flow left behind");
+		FUZZ_CHECK(!r.retried || (nomerge_ && v.reason == TGC_R_NOMERGE && v.flush_held), "retry %u reason %s",
+			   r.retried, tgc_reason_name(v.reason));
 		if (v.action != TGC_MERGE)
 			return;
+		const tgc_pkt &pkt = r.pkt;
+		FUZZ_CHECK(!nomerge_, "merged although the append failed");
 		FUZZ_CHECK(v.reason == TGC_R_NONE || v.reason == TGC_R_END || v.reason == TGC_R_SHORT,
 			   "merge with reason %s", tgc_reason_name(v.reason));
 		FUZZ_CHECK(!pkt.padded && pkt.payload_len > 0 && pkt.payload_len <= match->gso_size,
 			   "merged %u bytes (padded %u) into gso_size %u", pkt.payload_len, pkt.padded, match->gso_size);
-		FUZZ_CHECK(match->seqs[0] + match->payload_len == pkt.seq, "merged seq %u is not next", pkt.seq);
-		FUZZ_CHECK(match->bytes.size() + pkt.payload_len < TGC_MAX_GRO_BYTES, "aggregate %zu+%u",
-			   match->bytes.size(), pkt.payload_len);
+		FUZZ_CHECK(match->first_seq + match->payload_len == pkt.seq, "merged seq %u is not next", pkt.seq);
+		FUZZ_CHECK(match->bytes + pkt.payload_len < TGC_MAX_GRO_BYTES, "aggregate %zu+%u", match->bytes,
+			   pkt.payload_len);
 		FUZZ_CHECK((v.held_flags & ~0x09u) == 0, "held_flags %#x", v.held_flags);
+		FUZZ_CHECK(r.flags_off == pkt.tcp_off + TGC_TCP_FLAGS_OFF, "flags_off %u", r.flags_off);
 	}
 
-	void hold(const Buf &frame, const tgc_pkt &pkt, unsigned encap, const std::string &key, uint64_t id)
+	void hold(Pkt *h, const tgc_pkt &pkt, const Buf &view)
 	{
-		Held h;
-		h.view_len = pkt.payload_off;
-		h.view.reset(new uint8_t[h.view_len]);
-		std::memcpy(h.view.get(), frame.p, h.view_len);
-		h.bytes.assign(frame.p, frame.p + pkt.payload_off + pkt.payload_len); // never the padding
-		h.first = pkt;
-		h.encap = encap;
-		h.key = key;
-		h.payload_len = pkt.payload_len;
-		h.count = 1;
-		h.gso_size = static_cast<uint16_t>(pkt.payload_len);
-		h.age = clock_++;
-		h.ids.push_back(id);
-		h.seqs.push_back(pkt.seq);
-		h.lens.push_back(pkt.payload_len);
-		held_.insert(held_.begin(), std::move(h));
+		FUZZ_CHECK(!h->key.empty(), "held a segment without a flow");
+		h->view_len = pkt.payload_off;
+		h->view.reset(new uint8_t[h->view_len]);
+		std::memcpy(h->view.get(), view.p, h->view_len);
+		h->bytes.assign(h->frame.p, h->frame.p + pkt.payload_off + pkt.payload_len); // never the padding
+		h->first = pkt;
+		h->payload_len = pkt.payload_len;
+		h->count = 1;
+		h->gso_size = static_cast<uint16_t>(pkt.payload_len);
+		h->ids.push_back(h->id);
+		h->seqs.push_back(pkt.seq);
+		h->lens.push_back(pkt.payload_len);
+		held_.push_back(h);
 	}
 
-	void complete_at(size_t i)
+	std::unique_ptr<Pkt> take(void *cookie)
 	{
-		Held h = std::move(held_[i]);
-		held_.erase(held_.begin() + static_cast<long>(i));
-		complete(h);
+		auto it = live_.find(static_cast<Pkt *>(cookie));
+		FUZZ_CHECK(it != live_.end(), "the engine gave back a packet it does not have");
+		std::unique_ptr<Pkt> p = std::move(it->second);
+		live_.erase(it);
+		return p;
 	}
 
-	// gro_complete as inet_gro_complete + the tunnel's gro_complete do it, then the checks on the result.
-	void complete(Held &h)
+	static int op_append(void *ctx, void *held, void *segp, const tgc_merge *m)
 	{
+		Harness *hs = static_cast<Harness *>(ctx);
+		if (hs->nomerge_)
+			return -1; // the module's tungro_append failing
+		Pkt *h = static_cast<Pkt *>(held);
+		std::unique_ptr<Pkt> seg = hs->take(segp);
+		const tgc_pkt &pkt = *m->pkt;
+		FUZZ_CHECK(m->held_len == h->bytes.size(), "engine's held length %u, harness's %zu", m->held_len,
+			   h->bytes.size());
+		FUZZ_CHECK(m->flags_off == h->first.tcp_off + TGC_TCP_FLAGS_OFF, "flags_off %u", m->flags_off);
+		h->bytes.insert(h->bytes.end(), seg->frame.p + pkt.payload_off, seg->frame.p + pkt.payload_off + pkt.payload_len);
+		h->payload_len += pkt.payload_len;
+		h->count++;
+		h->id_state = m->id_state;
+		h->ids.push_back(seg->id);
+		h->seqs.push_back(pkt.seq);
+		h->lens.push_back(pkt.payload_len);
+		// The core reads the held flags on the next segment, so both copies get the FIN/PSH bits.
+		h->view[m->flags_off] |= m->held_flags;
+		h->bytes[m->flags_off] |= m->held_flags;
+		return 0;
+	}
+
+	// gro_complete (tgc_finish: the outer header as inet_gro_complete, then the core), then checks on the result.
+	static void op_complete(void *ctx, void *held, const tgc_done *d)
+	{
+		Harness *hs = static_cast<Harness *>(ctx);
+		std::unique_ptr<Pkt> hp = hs->take(held);
+		Pkt &h = *hp;
+		auto it = std::find(hs->held_.begin(), hs->held_.end(), &h);
+		FUZZ_CHECK(it != hs->held_.end(), "completed a packet that was not held");
+		hs->held_.erase(it);
 		const tgc_pkt &f = h.first;
 		const uint32_t n = static_cast<uint32_t>(h.bytes.size());
+		FUZZ_CHECK(d->count == h.count && d->total_len == n && d->payload_len == h.payload_len &&
+				   d->gso_size == h.gso_size && d->id_state == h.id_state,
+			   "engine's packet %u segs %u bytes, harness's %u segs %u bytes", d->count, d->total_len, h.count, n);
 		for (size_t i = 0; i + 1 < h.lens.size(); i++) {
 			FUZZ_CHECK(h.seqs[i] + h.lens[i] == h.seqs[i + 1], "segment %zu of %u not consecutive", i, h.count);
 			FUZZ_CHECK(h.lens[i] == h.gso_size, "segment %zu of %u: %u bytes, gso_size %u", i, h.count, h.lens[i],
@@ -384,19 +409,16 @@ private:
 		if (h.count > 1) {
 			FUZZ_CHECK(n <= 0xffff || (f.nlayers == 1 && f.inner_version == 6 && n - 40 <= 0xffff),
 				   "GRO packet of %u bytes", n);
-			if (f.nlayers == 2)
-				tgc_fix_ipv4(h.bytes.data(), static_cast<uint16_t>(n));
 			tgc_completion c;
-			const int rc = tgc_complete(h.bytes.data() + f.inner_off, f.payload_off - f.inner_off, n - f.inner_off,
-						    h.id_state, f.nlayers - 1u, &c);
-			FUZZ_CHECK(rc == 0, "tgc_complete failed on a held packet of %u segments", h.count);
+			const int rc = tgc_finish(h.bytes.data(), n, d, &c);
+			FUZZ_CHECK(rc == 0, "tgc_finish failed on a held packet of %u segments", h.count);
 			FUZZ_CHECK(c.tcp_off == f.tcp_off - f.inner_off && c.csum_offset == 16 &&
 					   c.tcpv6 == (f.inner_version == 6),
 				   "completion tcp_off %u csum_offset %u tcpv6 %u", c.tcp_off, c.csum_offset, c.tcpv6);
 		}
 
 		// The delivered packet, in its own exact allocation, must parse again as the same flow and train.
-		Buf b(h.bytes.data(), n, align_);
+		Buf b(h.bytes.data(), n, hs->align_);
 		tgc_pkt r;
 		const unsigned rc = tgc_parse(b.p, std::min(n, kHdrView), n, h.encap, &r);
 		FUZZ_CHECK(rc == TGC_R_NONE, "completed packet of %u segments, %u bytes does not re-parse: %s", h.count, n,
@@ -416,10 +438,19 @@ private:
 			st16(ck, static_cast<uint16_t>(~fold(sum16(b.p + r.tcp_off, n - r.tcp_off))));
 			FUZZ_CHECK(tgc_tcp_csum_ok(&r, b.p, n), "finished TCP checksum of the GRO packet is wrong");
 		}
-		deliver(h.ids, &h.key);
+		hs->deliver(h.ids, &h.key);
 	}
 
-	// Marks segments delivered; key == nullptr for segments that never parsed (they have no flow).
+	static void op_deliver(void *ctx, void *segp, const tgc_rx_result *r)
+	{
+		Harness *hs = static_cast<Harness *>(ctx);
+		std::unique_ptr<Pkt> seg = hs->take(segp);
+		FUZZ_CHECK(r->v.action == TGC_PASS, "delivered with action %u", r->v.action);
+		// Segments that never parsed and whose flow was not located have no flow to keep order with.
+		hs->deliver({seg->id}, seg->key.empty() ? nullptr : &seg->key);
+	}
+
+	// Marks segments delivered; key == nullptr for segments without a flow.
 	void deliver(const std::vector<uint64_t> &ids, const std::string *key)
 	{
 		for (uint64_t id : ids) {
@@ -438,8 +469,12 @@ private:
 	}
 
 	unsigned align_;
-	uint64_t clock_ = 0, segs_in_ = 0, segs_out_ = 0;
-	std::vector<Held> held_; // index 0 = newest, as the kernel adds at the list head
+	bool nomerge_ = false;
+	uint64_t segs_in_ = 0, segs_out_ = 0;
+	std::unique_ptr<uint64_t[]> mem_;
+	tgc_engine *engine_ = nullptr;
+	std::map<Pkt *, std::unique_ptr<Pkt>> live_; // every segment the engine has not given back yet
+	std::vector<Pkt *> held_;                    // the held packets, by the harness's model
 	std::vector<uint8_t> delivered_;
 	std::map<std::string, uint64_t> last_;
 };
@@ -463,8 +498,9 @@ std::vector<uint8_t> advance(const std::vector<uint8_t> &seg, const tgc_pkt &pkt
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	// Alignment from the input size's parity: both placements get exercised without a format byte.
-	Harness h(size & 1 ? 2 : 0);
+	// Alignment from the input size's parity, the table layout from the next bits: every placement and layout
+	// gets exercised without a format byte.
+	Harness h(size & 1 ? 2 : 0, kLayouts[(size >> 1) % (sizeof(kLayouts) / sizeof(kLayouts[0]))]);
 	size_t off = 0;
 	while (size - off >= fuzzin::kRecordHdr && !h.full()) {
 		const uint8_t flags = data[off], repeat = data[off + 1];

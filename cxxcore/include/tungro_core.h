@@ -130,7 +130,8 @@ struct tgc_held {
 	tgc_u16 count;		/* segments held (NAPI_GRO_CB(p)->count) */
 	tgc_u16 gso_size;	/* MSS: payload of the first segment (skb_shinfo(p)->gso_size) */
 	tgc_u8  id_state;	/* TGC_ID_FIXED/TGC_ID_INCR(layer) bits, decided at the first merge */
-	tgc_u8  pad[3];
+	tgc_u8  flags;		/* TGC_HELD_* facts about it that only the caller knows (tgc_receive's find) */
+	tgc_u8  pad[2];
 } TGC_ALIGN4;
 #define TGC_PTR sizeof(void *)
 TGC_ASSERT(sizeof(struct tgc_held) == (TGC_PTR == 8 ? 32 : 24) && __alignof__(struct tgc_held) == (TGC_PTR == 8 ? 8 : 4),
@@ -138,7 +139,12 @@ TGC_ASSERT(sizeof(struct tgc_held) == (TGC_PTR == 8 ? 32 : 24) && __alignof__(st
 TGC_ASSERT(TGC_OFF(tgc_held, hdr) == 0 && TGC_OFF(tgc_held, hdr_len) == TGC_PTR &&
 	   TGC_OFF(tgc_held, total_len) == TGC_PTR + 4 && TGC_OFF(tgc_held, payload_len) == TGC_PTR + 8 &&
 	   TGC_OFF(tgc_held, count) == TGC_PTR + 12 && TGC_OFF(tgc_held, gso_size) == TGC_PTR + 14 &&
-	   TGC_OFF(tgc_held, id_state) == TGC_PTR + 16, "tgc_held: field offsets");
+	   TGC_OFF(tgc_held, id_state) == TGC_PTR + 16 && TGC_OFF(tgc_held, flags) == TGC_PTR + 17,
+	   "tgc_held: field offsets");
+
+/* tgc_held.flags */
+#define TGC_HELD_FOREIGN   0x1u	/* not built by tungro (held before it was installed): completed, never merged into */
+#define TGC_HELD_DECRYPTED 0x2u	/* its TLS-offload decrypted state differs from the segment's (skb_cmp_decrypted) */
 
 /*
  * id_state bits, per IPv4 layer n (0 outer, 1 inner): the ID stays fixed, or increments by one per wire segment.
@@ -156,6 +162,14 @@ TGC_ASSERT(TGC_OFF(tgc_held, hdr) == 0 && TGC_OFF(tgc_held, hdr_len) == TGC_PTR 
 #define TGC_IN_CSUM_BAD    0x2u	/* TCP checksum failed validation */
 #define TGC_IN_NOMERGE     0x4u	/* a previous TGC_MERGE verdict could not be carried out (buffer limits) */
 #define TGC_IN_DECRYPTED   0x8u	/* the segment's TLS-offload decrypted state differs from the held packet's */
+/* Inputs to tgc_receive() and the engine only (tgc_decide() ignores them). */
+#define TGC_IN_OUTER_FLUSH 0x10u	/* the caller's outer layer refused the segment (the kernel's inet_gro_receive set
+					 * flush: outer length != bytes present): when tgc_parse() refuses it too, its
+					 * flow's held packet still goes up first. TGC_IN_UPPER_FLUSH implies it. */
+#define TGC_IN_CSUM_CHECK  0x20u	/* the device gave no checksum help: the core validates the TCP checksum over
+					 * tgc_seg.data (all pkt_len bytes; no data counts as a bad checksum) */
+#define TGC_IN_TLS_STATE   0x40u	/* engine: the segment's own TLS-offload decrypted state (skb->decrypted); a
+					 * held packet of its flow with the other state ends (TGC_R_DECRYPTED) */
 
 /* What to do with a segment. Exactly one of MERGE, HOLD, PASS; flush_held may come with any of them. */
 enum tgc_action {
@@ -267,6 +281,186 @@ void tgc_fix_ipv4(tgc_u8 *iph, tgc_u16 len);
  * Returns 1 when the one's-complement sum over pseudo-header, TCP header and payload is correct (RFC 793/9293).
  */
 int tgc_tcp_csum_ok(const struct tgc_pkt *pkt, const tgc_u8 *hdr, tgc_u32 len);
+
+/*
+ * ---- One receive step: the loop every caller shares ----
+ *
+ * tgc_receive() runs the whole per-segment sequence: parse, locate the held packet of the segment's flow (through
+ * the caller's find), decide, append through the caller (a failed append is decided again as TGC_IN_NOMERGE), and
+ * returns everything the caller must still do. The caller then, in this order:
+ *   MERGE: (the payload is already appended) store v.id_state and v.fixedid with the held packet, OR v.held_flags
+ *          into its byte at flags_off; then, if v.flush_held, complete it;
+ *   HOLD:  if v.flush_held, complete the held packet first; then keep the segment as a new GRO packet;
+ *   PASS:  if v.flush_held, complete the held packet first; then deliver the segment as it is.
+ * The outer-header facts the caller already checked come in as TGC_IN_* bits, never re-derived here.
+ */
+
+/* One segment as the caller has it. Same layout on every arch (asserts below). */
+struct tgc_seg {
+	const tgc_u8 *hdr;	/* headers from the outer network header; the core reads no further than hdr_len */
+	const tgc_u8 *data;	/* all pkt_len bytes in one piece (host callers), or NULL: for TGC_IN_CSUM_CHECK */
+	tgc_u32 hdr_len;	/* bytes readable at hdr */
+	tgc_u32 pkt_len;	/* bytes of the segment from the outer network header (link padding included) */
+	tgc_u32 in;		/* TGC_IN_* */
+	tgc_u32 hash;		/* the caller's flow hash (skb->hash): used by an engine set up with
+				 * TGC_ENGINE_CALLER_HASH, ignored otherwise */
+	tgc_u32 time;		/* arrival time in the caller's unit (jiffies): the engine's flow age */
+	tgc_u16 gso_size;	/* 0: one wire segment; else it arrived GSO (skb_is_gso) with this MSS */
+	tgc_u16 gso_segs;	/* with gso_size: the wire segments it stands for (NAPI_GRO_CB()->count) */
+	tgc_u8  encap;		/* TGC_ENCAP_* the caller dispatched on */
+	tgc_u8  pad[3];
+} TGC_ALIGN4;
+TGC_ASSERT(sizeof(struct tgc_seg) == (TGC_PTR == 8 ? 48 : 36), "tgc_seg: size 36/48 (32/64-bit)");
+TGC_ASSERT(TGC_OFF(tgc_seg, data) == TGC_PTR && TGC_OFF(tgc_seg, hdr_len) == 2 * TGC_PTR &&
+	   TGC_OFF(tgc_seg, in) == 2 * TGC_PTR + 8 && TGC_OFF(tgc_seg, time) == 2 * TGC_PTR + 16 &&
+	   TGC_OFF(tgc_seg, gso_size) == 2 * TGC_PTR + 20 && TGC_OFF(tgc_seg, encap) == 2 * TGC_PTR + 24,
+	   "tgc_seg: field offsets");
+
+/* Everything the caller must do with one segment. */
+struct tgc_rx_result {
+	void *held;		/* the held packet of the segment's flow (what find returned), or NULL */
+	struct tgc_pkt pkt;	/* the segment: all fields when parsed; only the layout when located after a refusal */
+	struct tgc_verdict v;	/* action, flush_held, reason; after a MERGE the held packet's new id_state, fixedid and
+				 * the TCP flags to OR in (held_flags) */
+	tgc_u16 flags_off;	/* MERGE: offset of the held packet's TCP flags byte from its outer network header */
+	tgc_u8  parsed;		/* 1: tgc_parse() accepted the segment; 0: passed for v.reason (a tgc_parse refusal) */
+	tgc_u8  located;	/* refused, but its flow was located (TGC_IN_OUTER_FLUSH/UPPER_FLUSH): held is its flow's */
+	tgc_u8  foreign;	/* held was TGC_HELD_FOREIGN: decided as a new flow, and held completes first */
+	tgc_u8  retried;	/* the caller's append failed: decided again with TGC_IN_NOMERGE */
+	tgc_u8  pad[2];
+} TGC_ALIGN4;
+TGC_ASSERT(sizeof(struct tgc_rx_result) == (TGC_PTR == 8 ? 48 : 44), "tgc_rx_result: size 44/48 (32/64-bit)");
+TGC_ASSERT(TGC_OFF(tgc_rx_result, pkt) == TGC_PTR && TGC_OFF(tgc_rx_result, v) == TGC_PTR + 24 &&
+	   TGC_OFF(tgc_rx_result, flags_off) == TGC_PTR + 32 && TGC_OFF(tgc_rx_result, parsed) == TGC_PTR + 34 &&
+	   TGC_OFF(tgc_rx_result, retried) == TGC_PTR + 37, "tgc_rx_result: field offsets");
+
+/* The caller's side of tgc_receive(). @ctx is the caller's, passed back unchanged. */
+struct tgc_rx_ops {
+	/* Optional. The segment parsed: do the work that needs its layout (the kernel: GRO pulls to the payload,
+	 * checksum validation) and return TGC_IN_* bits to add (TGC_IN_CSUM_BAD). */
+	tgc_u32 (*prepare)(void *ctx, const struct tgc_pkt *pkt);
+	/* The held packet of @pkt's flow (tgc_same_flow() against @hdr), or NULL; fills @held (zeroed on entry) for
+	 * tgc_decide(). After a refusal @pkt holds only tgc_flow_of()'s layout. */
+	void *(*find)(void *ctx, const struct tgc_pkt *pkt, const tgc_u8 *hdr, struct tgc_held *held);
+	/* Append the segment's payload to @held (r->pkt, r->v are the MERGE verdict). 0, or nonzero when the buffers
+	 * cannot (the segment is then decided again as TGC_IN_NOMERGE). */
+	int (*append)(void *ctx, void *held, const struct tgc_rx_result *r);
+};
+
+/*
+ * tgc_receive - one segment through the shared receive loop.
+ * @seg: the segment; @ops, @ctx: the caller's find/append (find may be NULL: no held packets); @r: the result.
+ */
+void tgc_receive(const struct tgc_seg *seg, const struct tgc_rx_ops *ops, void *ctx, struct tgc_rx_result *r);
+
+/*
+ * ---- The engine: a GRO flow table on tgc_receive(), in memory the caller provides ----
+ *
+ * buckets x flows per bucket held packets (default 8 x 8). A flow's bucket comes from tungro's own hash of the
+ * innermost 5-tuple plus the outer addresses (tgc_flow_hash()), or with TGC_ENGINE_CALLER_HASH from tgc_seg.hash
+ * as the kernel does (virtio-net without hash reporting gives 0: every flow in one bucket). Each held flow keeps
+ * its key (a copy of its first segment's headers, its hash) and its age (tgc_seg.time at hold). A full bucket
+ * completes its oldest flow and holds the new one: nothing is passed up only because a bucket is full. Packets go
+ * to the caller through tgc_engine_ops in the order the flow's segments arrived. No allocation and no locks: one
+ * engine is driven by one context at a time (a NAPI instance).
+ */
+#define TGC_ENGINE_BUCKETS 8u
+#define TGC_ENGINE_FLOWS   8u
+#define TGC_ENGINE_CALLER_HASH 0x1u	/* bucket = tgc_seg.hash mod buckets (the kernel's way) */
+
+/* A merge for the caller to carry out (tgc_engine_ops.append). */
+struct tgc_merge {
+	const struct tgc_pkt *pkt;	/* the segment: payload at [payload_off, payload_off + payload_len) of its bytes */
+	tgc_u32 held_len;	/* bytes of the held packet so far (its first segment without link padding, plus
+				 * every payload appended): where this payload goes */
+	tgc_u16 flags_off;	/* the held packet's TCP flags byte, from its outer network header ... */
+	tgc_u8  held_flags;	/* ... to OR these into (FIN/PSH) */
+	tgc_u8  id_state;	/* the held packet's id_state from now on */
+	tgc_u8  fixedid;	/* the kernel's ip_fixedid bit for it */
+	tgc_u8  pad[3];
+} TGC_ALIGN4;
+
+/* Why a held packet was completed (tgc_done.why). */
+enum tgc_done_why {
+	TGC_DONE_FLOW = 0,	/* by a segment of its own flow (v.flush_held) */
+	TGC_DONE_EVICT,		/* its bucket was full and it was the oldest */
+	TGC_DONE_FLUSH,		/* tgc_engine_flush() / tgc_engine_flush_before() */
+};
+
+/* A held packet to complete and deliver (tgc_engine_ops.complete); tgc_finish() does the header fixups. */
+struct tgc_done {
+	struct tgc_pkt first;	/* its first segment as parsed: layout, encap, layers */
+	tgc_u32 total_len;	/* bytes from the outer network header to its end, all segments, no padding */
+	tgc_u32 payload_len;	/* TCP payload bytes, all segments */
+	tgc_u16 count;		/* wire segments (a GSO arrival counts as its gso_segs) */
+	tgc_u16 gso_size;	/* MSS */
+	tgc_u8  id_state;	/* for tgc_complete() */
+	tgc_u8  why;		/* enum tgc_done_why */
+	tgc_u8  pad[2];
+} TGC_ALIGN4;
+TGC_ASSERT(sizeof(struct tgc_done) == 40, "tgc_done: size 40");
+
+/* The caller's buffer mechanics. Every callback may deliver at once or queue: per flow, calls come in order. */
+struct tgc_engine_ops {
+	/* Append segment @seg's payload to held packet @held and patch @held's headers as @m says. 0, or nonzero
+	 * when the buffers cannot: the engine then completes @held and holds @seg (TGC_R_NOMERGE). @seg belongs to
+	 * the caller again after a 0. */
+	int (*append)(void *ctx, void *held, void *seg, const struct tgc_merge *m);
+	/* Complete held packet @held (tgc_finish() on its bytes, or the kernel's gro_complete) and deliver it. */
+	void (*complete)(void *ctx, void *held, const struct tgc_done *d);
+	/* Deliver segment @seg unmerged, as it is (GRO_NORMAL); @r says why (r->held is the caller's packet). */
+	void (*deliver)(void *ctx, void *seg, const struct tgc_rx_result *r);
+};
+
+/* Counters of one engine (u32, wrapping; the caller accumulates them where it needs more). */
+struct tgc_engine_stats {
+	tgc_u32 segs;		/* tgc_engine_receive() calls */
+	tgc_u32 merged, held, passed;	/* what became of them (each segment exactly one) */
+	tgc_u32 completed;	/* held packets completed, for any reason */
+	tgc_u32 evicted;	/* of those, the oldest of a full bucket */
+	tgc_u32 flushed;	/* of those, by tgc_engine_flush()/tgc_engine_flush_before() */
+	tgc_u32 retried;	/* appends the caller could not do */
+	tgc_u32 held_now, held_max;	/* held packets now, and the most ever at once */
+	tgc_u32 reasons[TGC_R_COUNT];	/* per segment: the refusal, or the verdict's reason */
+};
+
+struct tgc_engine;
+
+/* Bytes of caller memory for an engine of @buckets x @flows (both 1..256), or 0 when out of range. */
+tgc_u32 tgc_engine_size(tgc_u32 buckets, tgc_u32 flows);
+
+/*
+ * tgc_engine_init - set up an engine in @mem (@size bytes, 8-aligned, at least tgc_engine_size()).
+ * @flags: TGC_ENGINE_*. Returns the engine (at @mem), or NULL when the sizes or memory do not fit.
+ */
+struct tgc_engine *tgc_engine_init(void *mem, tgc_u32 size, tgc_u32 buckets, tgc_u32 flows, tgc_u32 flags,
+				   const struct tgc_engine_ops *ops, void *ctx);
+
+/*
+ * tgc_engine_receive - one segment. @cookie is the caller's handle for it: passed back to append (as seg),
+ * deliver, or, when it is held, as @held to append and complete later. @r (may be NULL) receives the result,
+ * with r->held translated to the caller's handle. The engine stands in for the kernel's outer IPv4 GRO: a tunnel
+ * segment whose outer length is not pkt_len gets TGC_IN_OUTER_FLUSH.
+ */
+void tgc_engine_receive(struct tgc_engine *e, const struct tgc_seg *seg, void *cookie, struct tgc_rx_result *r);
+
+/* Complete every held packet (the end of a NAPI poll): bucket by bucket, oldest first in each. */
+void tgc_engine_flush(struct tgc_engine *e);
+
+/* Complete the held packets that arrived before @time (wrapping compare; a poll that used its whole budget). */
+void tgc_engine_flush_before(struct tgc_engine *e, tgc_u32 time);
+
+void tgc_engine_get_stats(const struct tgc_engine *e, struct tgc_engine_stats *s);
+
+/* tungro's flow hash: innermost addresses and ports, every outer address, IPv6 flow labels, the encap. */
+tgc_u32 tgc_flow_hash(const struct tgc_pkt *pkt, const tgc_u8 *hdr);
+
+/*
+ * tgc_finish - complete a GRO packet in host memory: @bytes, @len from its outer network header (@len ==
+ * d->total_len). For 2+ segments: the outer IPv4 length and checksum of a tunnel packet (the kernel's
+ * inet_gro_complete), then tgc_complete() on the innermost headers. Returns 0 (@c zeroed for one segment), or -1.
+ */
+int tgc_finish(tgc_u8 *bytes, tgc_u32 len, const struct tgc_done *d, struct tgc_completion *c);
 
 /*
  * Buckets of the segments-per-GRO-packet histogram: 1, 2, 3-4, 5-8, 9-16, 17-32, 33-64, 65 and more (segments that

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 // gro_complete fixups on byte views: IP lengths and header checksum, TCP pseudo-header checksum, gso bits.
+#include "freestanding.hpp"
 #include "checksum.hpp"
 #include "headers.hpp"
 
@@ -57,4 +58,19 @@ extern "C" int tgc_tcp_csum_ok(const tgc_pkt *pkt, const u8 *hdr, u32 len)
 	u32 sum = pseudo_sum(hdr + pkt->inner_off, l4_len, kProtoTCP);
 	sum = csum_add_bytes(sum, hdr + pkt->tcp_off, l4_len);
 	return csum_fold(sum) == 0xffff;
+}
+
+extern "C" int tgc_finish(u8 *bytes, u32 len, const tgc_done *d, tgc_completion *c)
+{
+	const tgc_pkt &f = d->first;
+	*c = tgc_completion{};
+	if (d->count < 2)
+		return 0;
+	if (len < f.payload_off || f.inner_off >= f.payload_off || (f.nlayers == 2 && len > 0xffff))
+		return -1;
+	// As the kernel's inet_gro_complete does for the outer header before the tunnel's gro_complete.
+	if (f.nlayers == 2)
+		tgc_fix_ipv4(bytes, static_cast<u16>(len));
+	return tgc_complete(bytes + f.inner_off, f.payload_off - f.inner_off, len - f.inner_off, d->id_state,
+			    f.nlayers - 1u, c);
 }

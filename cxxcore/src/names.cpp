@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 // Names of flush reasons and the segments-per-packet histogram buckets, shared by debugfs and host tools.
+#include "freestanding.hpp"
 #include "tungro_core.h"
 
 namespace {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 // tgc_parse: header validation of one segment, layer by layer, never past hdr_len.
+#include "freestanding.hpp"
 #include "checksum.hpp"
 #include "headers.hpp"
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 // same_flow and the GRO verdict: layer-3 flush checks against the matched held packet, then the TCP rules.
+#include "freestanding.hpp"
 #include "headers.hpp"
 
 namespace tungro {

@@ -1,10 +1,76 @@
 #include "mini_gro.hpp"
 
-#include <algorithm>
 #include <cstring>
+#include <stdexcept>
 
-namespace {
-constexpr unsigned kMaxHeldPerBucket = 8; // MAX_GRO_SKBS
+// One segment's bytes as received, or a held packet's (its first segment, payloads appended).
+struct MiniGro::Buf {
+	std::vector<uint8_t> bytes;
+	std::vector<uint32_t> seqs;
+	uint64_t tag = 0;
+};
+
+MiniGro::MiniGro(unsigned encap, bool device_checksum_help, unsigned align, Table t)
+	: encap_(encap), csum_help_(device_checksum_help), align_(align)
+{
+	static const tgc_engine_ops ops = {op_append, op_complete, op_deliver};
+	const uint32_t size = tgc_engine_size(t.buckets, t.flows);
+	if (!size)
+		throw std::invalid_argument("MiniGro: table size out of range");
+	mem_.reset(new uint64_t[(size + 7) / 8]);
+	engine_ = tgc_engine_init(mem_.get(), size, t.buckets, t.flows, t.caller_hash ? TGC_ENGINE_CALLER_HASH : 0,
+				  &ops, this);
+	if (!engine_)
+		throw std::invalid_argument("MiniGro: tgc_engine_init refused");
+}
+
+MiniGro::~MiniGro()
+{
+	tgc_engine_flush(engine_); // frees what is still held
+}
+
+int MiniGro::op_append(void *, void *held, void *seg, const tgc_merge *m)
+{
+	Buf *h = static_cast<Buf *>(held);
+	std::unique_ptr<Buf> s(static_cast<Buf *>(seg));
+	const tgc_pkt &p = *m->pkt;
+	h->bytes.resize(m->held_len); // a held packet's first segment never carried padding, but say so
+	h->bytes.insert(h->bytes.end(), s->bytes.begin() + p.payload_off, s->bytes.begin() + p.payload_off + p.payload_len);
+	h->bytes[m->flags_off] |= m->held_flags;
+	h->seqs.push_back(p.seq);
+	return 0;
+}
+
+void MiniGro::op_complete(void *ctx, void *held, const tgc_done *d)
+{
+	MiniGro *g = static_cast<MiniGro *>(ctx);
+	std::unique_ptr<Buf> h(static_cast<Buf *>(held));
+	Delivered out;
+	out.segs = d->count;
+	out.seqs = std::move(h->seqs);
+	out.bytes = std::move(h->bytes);
+	out.bytes.resize(d->total_len);
+	out.id_state = d->id_state;
+	out.gso_size = d->gso_size;
+	out.why = d->why;
+	out.tag = h->tag;
+	out.parsed = tgc_finish(out.bytes.data(), d->total_len, d, &out.completion) == 0;
+	g->out_.push_back(std::move(out));
+}
+
+void MiniGro::op_deliver(void *ctx, void *seg, const tgc_rx_result *r)
+{
+	MiniGro *g = static_cast<MiniGro *>(ctx);
+	std::unique_ptr<Buf> s(static_cast<Buf *>(seg));
+	Delivered out;
+	out.segs = 1;
+	if (r->parsed)
+		out.seqs.push_back(r->pkt.seq);
+	out.bytes = std::move(s->bytes);
+	out.parsed = r->parsed;
+	out.pass_reason = r->v.reason;
+	out.tag = s->tag;
+	g->out_.push_back(std::move(out));
 }
 
 std::vector<unsigned> MiniGro::seg_counts() const
@@ -15,145 +81,54 @@ std::vector<unsigned> MiniGro::seg_counts() const
 	return v;
 }
 
-void MiniGro::complete(Held &h)
+tgc_engine_stats MiniGro::stats() const
 {
-	Delivered d;
-	d.segs = h.count;
-	d.seqs = h.seqs;
-	d.bytes = h.bytes;
-	d.id_state = h.id_state;
-	d.gso_size = h.gso_size;
-	d.parsed = true;
-	if (h.count > 1) {
-		// As inet_gro_complete does for the outer header, then the tunnel's gro_complete for the inner one.
-		if (h.first.nlayers == 2)
-			tgc_fix_ipv4(d.bytes.data(), static_cast<uint16_t>(d.bytes.size()));
-		uint8_t *nh = d.bytes.data() + h.first.inner_off;
-		uint32_t len = static_cast<uint32_t>(d.bytes.size() - h.first.inner_off);
-		int rc = tgc_complete(nh, len, len, h.id_state, h.first.nlayers - 1, &d.completion);
-		if (rc != 0)
-			d.parsed = false;
-	}
-	out_.push_back(std::move(d));
+	tgc_engine_stats s;
+	tgc_engine_get_stats(engine_, &s);
+	return s;
 }
 
-tgc_verdict MiniGro::receive(const std::vector<uint8_t> &frame_in)
+tgc_verdict MiniGro::receive(const std::vector<uint8_t> &frame)
+{
+	return receive(frame, encap_);
+}
+
+tgc_verdict MiniGro::receive(const std::vector<uint8_t> &frame_in, unsigned encap, uint32_t hash, uint32_t time,
+			     uint64_t tag)
 {
 	// Place the frame at the requested alignment (2 mod 4 as with NET_IP_ALIGN on m68k) in its own buffer so
-	// ASan catches any read past its end.
+	// ASan catches any read past its end; the header view is exactly hdr_len bytes of its own.
 	std::vector<uint8_t> storage(frame_in.size() + align_);
-	std::memcpy(storage.data() + align_, frame_in.data(), frame_in.size());
-	const uint8_t *hdr = storage.data() + align_;
+	if (!frame_in.empty())
+		std::memcpy(storage.data() + align_, frame_in.data(), frame_in.size());
+	const uint8_t *data = storage.data() + align_;
 	const uint32_t pkt_len = static_cast<uint32_t>(frame_in.size());
 	const uint32_t hdr_len = std::min<uint32_t>(pkt_len, TGC_MAX_HDR_BYTES);
-	std::vector<uint8_t> view(hdr, hdr + hdr_len); // exactly hdr_len bytes: reading further is an ASan error
+	std::vector<uint8_t> view(data, data + hdr_len);
 
-	tgc_verdict v{};
-	tgc_pkt pkt{};
-	unsigned r = tgc_parse(view.data(), hdr_len, pkt_len, encap_, &pkt);
-	if (r) {
-		reasons_[r]++;
-		// As the module: a segment refused for its outer header (the kernel's inet_gro_receive flags the outer
-		// length mismatch before the tunnel's gro_receive runs) completes its flow's held packet first.
-		const bool outer_flush = encap_ != TGC_ENCAP_NONE && hdr_len >= 4 &&
-					 static_cast<uint32_t>((hdr[2] << 8) | hdr[3]) != pkt_len;
-		tgc_pkt where{};
-		if (outer_flush && tgc_flow_of(view.data(), hdr_len, encap_, &where)) {
-			for (size_t i = 0; i < held_.size(); i++) {
-				if (tgc_same_flow(&where, view.data(), held_[i].bytes.data(), held_[i].first.payload_off)) {
-					Held h = std::move(held_[i]);
-					held_.erase(held_.begin() + i);
-					complete(h);
-					break;
-				}
-			}
-		}
-		Delivered d;
-		d.segs = 1;
-		d.bytes = frame_in;
-		d.pass_reason = r;
-		out_.push_back(std::move(d));
-		return v;
-	}
+	tgc_seg seg{};
+	seg.hdr = view.data();
+	seg.data = data;
+	seg.hdr_len = hdr_len;
+	seg.pkt_len = pkt_len;
+	seg.in = csum_help_ ? 0 : TGC_IN_CSUM_CHECK;
+	seg.hash = hash;
+	seg.time = time;
+	seg.encap = static_cast<uint8_t>(encap);
 
-	unsigned in = 0;
-	if (!csum_help_ && !tgc_tcp_csum_ok(&pkt, hdr, pkt_len))
-		in |= TGC_IN_CSUM_BAD;
-
-	Held *match = nullptr;
-	for (auto &h : held_) {
-		if (tgc_same_flow(&pkt, view.data(), h.bytes.data(), h.first.payload_off)) {
-			match = &h;
-			break;
-		}
-	}
-	tgc_held th{};
-	if (match) {
-		th.hdr = match->bytes.data();
-		th.hdr_len = match->first.payload_off;
-		th.total_len = static_cast<uint32_t>(match->bytes.size());
-		th.payload_len = match->payload_len;
-		th.count = match->count;
-		th.gso_size = match->gso_size;
-		th.id_state = match->id_state;
-	}
-	tgc_decide(&pkt, view.data(), match ? &th : nullptr, in, &v);
-	reasons_[v.reason]++;
-	last_ = v;
-
-	auto drop_match = [&]() {
-		Held h = std::move(*match);
-		held_.erase(held_.begin() + (match - held_.data()));
-		complete(h);
-	};
-
-	switch (v.action) {
-	case TGC_MERGE:
-		match->bytes.insert(match->bytes.end(), hdr + pkt.payload_off, hdr + pkt.payload_off + pkt.payload_len);
-		match->payload_len += pkt.payload_len;
-		match->count++;
-		match->id_state = v.id_state;
-		match->seqs.push_back(pkt.seq);
-		match->bytes[match->first.tcp_off + TGC_TCP_FLAGS_OFF] |= v.held_flags;
-		if (v.flush_held)
-			drop_match();
-		break;
-	case TGC_HOLD: {
-		if (v.flush_held)
-			drop_match();
-		if (held_.size() >= kMaxHeldPerBucket) {
-			// Bucket full: the oldest is completed and the new one held (upstream since 2023).
-			auto oldest = std::min_element(held_.begin(), held_.end(),
-						       [](const Held &a, const Held &b) { return a.age < b.age; });
-			Held h = std::move(*oldest);
-			held_.erase(oldest);
-			complete(h);
-		}
-		Held h;
-		h.bytes.assign(hdr, hdr + pkt.payload_off + pkt.payload_len); // never the padding
-		h.first = pkt;
-		h.payload_len = pkt.payload_len;
-		h.count = 1;
-		h.gso_size = static_cast<uint16_t>(pkt.payload_len);
-		h.seqs.push_back(pkt.seq);
-		h.age = clock_++;
-		held_.insert(held_.begin(), std::move(h));
-		break;
-	}
-	case TGC_PASS: {
-		if (v.flush_held)
-			drop_match();
-		Delivered d;
-		d.segs = 1;
-		d.seqs.push_back(pkt.seq);
-		d.bytes = frame_in;
-		d.parsed = true;
-		d.pass_reason = v.reason;
-		out_.push_back(std::move(d));
-		break;
-	}
-	}
-	return v;
+	auto *b = new Buf;
+	b->bytes = frame_in;
+	b->tag = tag;
+	tgc_rx_result r;
+	tgc_engine_receive(engine_, &seg, b, &r); // b now belongs to the engine's ops (or is held)
+	if (r.parsed && r.v.action == TGC_HOLD)
+		b->seqs.push_back(r.pkt.seq);
+	reasons_[r.v.reason]++;
+	last_rx_ = r;
+	if (!r.parsed)
+		return tgc_verdict{};
+	last_ = r.v;
+	return r.v;
 }
 
 void MiniGro::receive_all(const std::vector<std::vector<uint8_t>> &frames)
@@ -162,10 +137,6 @@ void MiniGro::receive_all(const std::vector<std::vector<uint8_t>> &frames)
 		receive(f);
 }
 
-void MiniGro::flush()
-{
-	std::sort(held_.begin(), held_.end(), [](const Held &a, const Held &b) { return a.age < b.age; });
-	for (auto &h : held_)
-		complete(h);
-	held_.clear();
-}
+void MiniGro::flush() { tgc_engine_flush(engine_); }
+
+void MiniGro::flush_before(uint32_t time) { tgc_engine_flush_before(engine_, time); }

@@ -1,13 +1,16 @@
-// Test-side model of the kernel's GRO list (dev_gro_receive on one bucket) driving the core exactly as the
-// module's gro_receive does: parse, same_flow over held packets, decide, then merge / hold / pass; at the end of
-// a "NAPI poll" every held packet is completed. Delivered packets are recorded with their segment lists and the
-// completed header bytes, so tests assert outcomes ("one packet of 8") and completion fixups.
+// Test-side GRO on tungro's engine (tgc_engine_*): segments are byte vectors, the engine's ops append payloads,
+// complete with tgc_finish() and record what is delivered, in order. By default it models the kernel's GRO list
+// on one NAPI: one bucket of 8 held packets fed hash 0 (MAX_GRO_SKBS; virtio-net without hash reporting); a
+// Table selects the engine's own layout (8 x 8, tungro's hash). At the end of a "NAPI poll" (flush) every held
+// packet is completed. Tests assert outcomes ("one packet of 8") and completion fixups on the recorded packets.
 #ifndef TUNGRO_TESTS_MINI_GRO_HPP
 #define TUNGRO_TESTS_MINI_GRO_HPP
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "tungro_core.h"
@@ -21,43 +24,57 @@ struct Delivered {
 	unsigned gso_size = 0;
 	bool parsed = false;               // false: passed up because tgc_parse refused it
 	unsigned pass_reason = 0;
+	uint8_t why = TGC_DONE_FLOW;       // completed held packets: enum tgc_done_why
+	uint64_t tag = 0;                  // the caller's tag of the first segment (receive's tag)
 };
+
+// Engine layout: buckets x flows per bucket, and whose hash picks the bucket.
+struct Table {
+	unsigned buckets = 1, flows = 8;
+	bool caller_hash = true;           // bucket from the segment's hash (the kernel's way), else tungro's own hash
+};
+constexpr Table kKernelList{1, 8, true};   // the kernel's one bucket of 8, every skb hash 0
+constexpr Table kTungroTable{TGC_ENGINE_BUCKETS, TGC_ENGINE_FLOWS, false};
 
 class MiniGro {
 public:
-	explicit MiniGro(unsigned encap, bool device_checksum_help = true, unsigned align = 0)
-		: encap_(encap), csum_help_(device_checksum_help), align_(align) {}
+	explicit MiniGro(unsigned encap, bool device_checksum_help = true, unsigned align = 0, Table t = kKernelList);
+	~MiniGro();
+	MiniGro(const MiniGro &) = delete;
+	MiniGro &operator=(const MiniGro &) = delete;
 
 	// One segment; frame starts at the outer network header. Returns the core's verdict (action 0 if parse failed).
+	// hash: the caller's flow hash (used with Table::caller_hash); time: arrival time (the engine's flow age);
+	// tag: recorded with what is delivered of it.
 	tgc_verdict receive(const std::vector<uint8_t> &frame);
+	tgc_verdict receive(const std::vector<uint8_t> &frame, unsigned encap, uint32_t hash = 0, uint32_t time = 0,
+			    uint64_t tag = 0);
 	void receive_all(const std::vector<std::vector<uint8_t>> &frames);
-	void flush();                      // end of the NAPI poll: complete held packets, oldest first
+	void flush();                      // end of the NAPI poll: complete held packets, bucket by bucket, oldest first
+	void flush_before(uint32_t time);  // budget used up: only what arrived before time
 
 	const std::vector<Delivered> &delivered() const { return out_; }
+	std::vector<Delivered> take_delivered() { return std::exchange(out_, {}); }
 	std::vector<unsigned> seg_counts() const;  // segs of each delivered packet, in delivery order
 	unsigned reason_count(unsigned reason) const { return reasons_[reason]; }
 	const tgc_verdict &last_verdict() const { return last_; }
+	const tgc_rx_result &last_result() const { return last_rx_; }
+	tgc_engine_stats stats() const;
 
 private:
-	struct Held {
-		std::vector<uint8_t> bytes;    // first segment's bytes, payload of later segments appended
-		tgc_pkt first{};
-		uint32_t payload_len = 0;
-		uint16_t count = 0;
-		uint16_t gso_size = 0;
-		uint8_t id_state = 0;
-		std::vector<uint32_t> seqs;
-		uint64_t age = 0;
-	};
-	void complete(Held &h);
+	struct Buf;
+	static int op_append(void *ctx, void *held, void *seg, const tgc_merge *m);
+	static void op_complete(void *ctx, void *held, const tgc_done *d);
+	static void op_deliver(void *ctx, void *seg, const tgc_rx_result *r);
 	unsigned encap_;
 	bool csum_help_;
 	unsigned align_;
-	uint64_t clock_ = 0;
-	std::vector<Held> held_;           // index 0 = newest (the kernel adds at the list head)
+	std::unique_ptr<uint64_t[]> mem_;  // the engine's memory (8-aligned)
+	tgc_engine *engine_ = nullptr;
 	std::vector<Delivered> out_;
 	unsigned reasons_[TGC_R_COUNT] = {};
 	tgc_verdict last_{};
+	tgc_rx_result last_rx_{};
 };
 
 #endif

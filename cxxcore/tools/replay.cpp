@@ -188,37 +188,56 @@ void add(Stats &to, const Stats &from)
 		to.reasons[r] += from.reasons[r];
 }
 
-// One NAPI poll: the packets go through one GRO list per dispatch path (the kernel keeps them apart by protocol
-// before the tunnel's gro_receive sees them), then every held packet completes.
-void run_poll(const std::vector<std::vector<uint8_t>> &pkts, const Options &opt, Result *res)
+// Counts what one dispatch path delivered.
+void account(MiniGro &g, Result *res)
 {
-	MiniGro lists[3] = {MiniGro(TGC_ENCAP_NONE), MiniGro(TGC_ENCAP_IPIP), MiniGro(TGC_ENCAP_SIT)};
+	for (const Delivered &d : g.take_delivered()) {
+		Stats &f = res->flows[flow_name(d.bytes.data(), d.bytes.size())];
+		f.segments_out += d.segs;
+		if (d.seqs.empty())
+			continue; // never parsed: not a GRO packet
+		f.gro_packets++;
+		f.gro_segments += d.segs;
+		if (!d.parsed)
+			res->complete_errors++;
+	}
+}
+
+// One NAPI poll. Kernel model: the packets go through one GRO list per dispatch path (the kernel keeps them apart
+// by protocol before the tunnel's gro_receive sees them). Engine: one table for every path, kept across polls.
+// Either way every held packet completes at the end of the poll.
+void run_poll(const std::vector<std::vector<uint8_t>> &pkts, const Options &opt, Result *res, MiniGro *engine,
+	      uint32_t poll)
+{
+	std::unique_ptr<MiniGro> lists[3];
 	auto list_of = [&](unsigned encap) -> MiniGro & {
-		return lists[encap == TGC_ENCAP_IPIP ? 1 : encap == TGC_ENCAP_SIT ? 2 : 0];
+		if (engine)
+			return *engine;
+		auto &l = lists[encap == TGC_ENCAP_IPIP ? 1 : encap == TGC_ENCAP_SIT ? 2 : 0];
+		if (!l)
+			l = std::make_unique<MiniGro>(encap);
+		return *l;
 	};
 	for (const auto &p : pkts) {
-		MiniGro &g = list_of(encap_of(opt.encap, p));
-		const tgc_verdict v = g.receive(p);
-		// action 0: tgc_parse refused the packet; MiniGro delivered it at once with the reason.
-		const unsigned reason = v.action ? v.reason : g.delivered().back().pass_reason;
+		const unsigned encap = encap_of(opt.encap, p);
+		MiniGro &g = list_of(encap);
+		g.receive(p, encap, 0, poll);
+		const tgc_rx_result &r = g.last_result(); // a refusal's reason, else the verdict's
 		Stats &f = res->flows[flow_name(p.data(), p.size())];
 		f.frames++;
-		f.reasons[reason]++;
-		if (v.action)
+		f.reasons[r.v.reason]++;
+		if (r.parsed)
 			f.tcp_segments++;
 	}
-	for (auto &g : lists) {
-		g.flush();
-		for (const Delivered &d : g.delivered()) {
-			Stats &f = res->flows[flow_name(d.bytes.data(), d.bytes.size())];
-			f.segments_out += d.segs;
-			if (d.seqs.empty())
-				continue; // never parsed: not a GRO packet
-			f.gro_packets++;
-			f.gro_segments += d.segs;
-			if (!d.parsed)
-				res->complete_errors++;
+	for (auto &l : lists) {
+		if (l) {
+			l->flush();
+			account(*l, res);
 		}
+	}
+	if (engine) {
+		engine->flush();
+		account(*engine, res);
 	}
 }
 
@@ -247,6 +266,10 @@ bool run(const std::string &path, const Options &opt, Result *out, std::string *
 	}
 	*out = Result{};
 	const unsigned poll = opt.poll ? opt.poll : 1;
+	std::unique_ptr<MiniGro> engine;
+	if (opt.engine)
+		engine = std::make_unique<MiniGro>(TGC_ENCAP_NONE, true, 0, Table{opt.buckets, opt.flows, false});
+	uint32_t polls = 0;
 	std::vector<std::vector<uint8_t>> batch;
 	pcap_pkthdr *h;
 	const u_char *data;
@@ -281,7 +304,7 @@ bool run(const std::string &path, const Options &opt, Result *out, std::string *
 			pkt.assign(ip, ip + n);
 		batch.push_back(std::move(pkt));
 		if (batch.size() == poll) {
-			run_poll(batch, opt, out);
+			run_poll(batch, opt, out, engine.get(), polls++);
 			batch.clear();
 		}
 	}
@@ -290,7 +313,9 @@ bool run(const std::string &path, const Options &opt, Result *out, std::string *
 		return false;
 	}
 	if (!batch.empty())
-		run_poll(batch, opt, out);
+		run_poll(batch, opt, out, engine.get(), polls++);
+	if (engine)
+		out->evicted = engine->stats().evicted;
 	for (const auto &kv : out->flows)
 		add(out->total, kv.second);
 	return true;

@@ -1,6 +1,8 @@
 // Replay engine of tungro-replay: reads a pcap/pcapng capture of Ethernet frames with libpcap, takes the IP packet
 // of each frame, optionally wraps plain TCP in an outer IPv4 header (IPIP or SIT), and runs the packets through the
-// core as NAPI polls of N frames on the test-side GRO list model (tests/mini_gro.hpp), one list per dispatch path.
+// core as NAPI polls of N frames on tungro's engine (tests/mini_gro.hpp): by default the kernel's GRO list (one
+// bucket of 8, hash 0, a fresh one per dispatch path and poll); with engine, one table of buckets x flows with
+// tungro's own hash for the whole capture, every held packet completed at the end of each poll.
 // Counts per flow and in total. Used by the CLI (tungro_replay.cpp) and the capture tests (test_replay.cpp).
 #ifndef TUNGRO_TOOLS_REPLAY_HPP
 #define TUNGRO_TOOLS_REPLAY_HPP
@@ -26,6 +28,8 @@ struct Options {
 	// Recompute wrong IPv4 header checksums (IHL 5) of the captured packets before anything else: a capture
 	// taken on the sending host with checksum offload holds headers the NIC had not filled in yet.
 	bool fix_ipv4_csum = false;
+	bool engine = false;        // tungro's engine table instead of the kernel's list model
+	unsigned buckets = TGC_ENGINE_BUCKETS, flows = TGC_ENGINE_FLOWS; // its layout
 };
 
 struct Stats {
@@ -44,6 +48,7 @@ struct Result {
 	uint64_t wrapped = 0;         // packets given an outer IPv4 header by --wrap
 	uint64_t csum_fixed = 0;      // IPv4 header checksums recomputed by fix_ipv4_csum
 	uint64_t complete_errors = 0; // GRO packets tgc_complete refused (must stay 0)
+	uint64_t evicted = 0;         // engine: held packets completed because their bucket was full
 	Stats total;
 	std::map<std::string, Stats> flows; // by flow name (direction, layers, addresses, protocol, ports)
 };

@@ -15,7 +15,7 @@ namespace {
 
 const char *const kUsage =
 	"usage: tungro-replay [--poll N] [--encap auto|ipip|sit|plain] [--wrap ipip|sit] [--fix-ipv4-csum] [--json]\n"
-	"                     CAPTURE\n"
+	"                     [--engine [--buckets B] [--flows F]] CAPTURE\n"
 	"  Replays the Ethernet frames of CAPTURE (pcap or pcapng) through tungro's GRO core as NAPI polls of N\n"
 	"  frames (default 64) and prints per flow and in total: frames, TCP segments, GRO packets, mean segments\n"
 	"  per GRO packet and flush reasons.\n"
@@ -25,6 +25,9 @@ const char *const kUsage =
 	"  --fix-ipv4-csum  recompute wrong IPv4 header checksums first (captures taken on a sending host\n"
 	"           with checksum offload, e.g. tcp4-bulk-1460-nots-printer)\n"
 	"  --json   one JSON object instead of the table\n"
+	"  --engine tungro's engine: one flow table of B buckets x F flows (default 8 x 8, 1..256 each) with\n"
+	"           tungro's own hash, for every dispatch path and across polls; without it, the kernel's GRO list\n"
+	"           (one bucket of 8, every hash 0) per path and poll\n"
 	"exit status: 0 done, 1 capture unreadable, 2 bad command line\n";
 
 [[noreturn]] void usage_error(const std::string &msg)
@@ -84,6 +87,9 @@ void print_json(const std::string &path, const replay::Options &opt, const repla
 	static const char *const encaps[] = {"auto", "ipip", "sit", "plain"}, *const wraps[] = {"none", "ipip", "sit"};
 	std::printf("{\"file\": %s, \"poll\": %u, \"encap\": \"%s\", \"wrap\": \"%s\",\n", json_str(path).c_str(),
 		    opt.poll, encaps[static_cast<int>(opt.encap)], wraps[static_cast<int>(opt.wrap)]);
+	if (opt.engine)
+		std::printf(" \"engine\": {\"buckets\": %u, \"flows\": %u, \"evicted\": %llu},\n", opt.buckets, opt.flows,
+			    (unsigned long long)res.evicted);
 	std::printf(" \"records\": %llu, \"not_ip\": %llu, \"wrapped\": %llu, \"csum_fixed\": %llu, "
 		    "\"complete_errors\": %llu,\n",
 		    (unsigned long long)res.records, (unsigned long long)res.not_ip, (unsigned long long)res.wrapped,
@@ -106,8 +112,11 @@ std::string reasons_text(const replay::Stats &s)
 	return o;
 }
 
-void print_table(const std::string &path, const replay::Result &res)
+void print_table(const std::string &path, const replay::Options &opt, const replay::Result &res)
 {
+	if (opt.engine)
+		std::printf("engine: %u buckets x %u flows, tungro's hash, %llu evicted\n", opt.buckets, opt.flows,
+			    (unsigned long long)res.evicted);
 	std::printf("%s: %llu records, %llu not IP (skipped), %llu wrapped, %llu IPv4 checksums fixed, "
 		    "%llu IP packets to the core\n",
 		    path.c_str(), (unsigned long long)res.records, (unsigned long long)res.not_ip,
@@ -134,7 +143,7 @@ void print_table(const std::string &path, const replay::Result &res)
 int main(int argc, char **argv)
 {
 	replay::Options opt;
-	bool json = false;
+	bool json = false, table_set = false;
 	std::string path;
 	for (int i = 1; i < argc; i++) {
 		const std::string a = argv[i];
@@ -158,6 +167,17 @@ int main(int argc, char **argv)
 			if (v.empty() || *end || errno || n < 1 || n > 1000000 || v[0] == '-')
 				usage_error("--poll wants a frame count from 1 to 1000000, not '" + v + "'");
 			opt.poll = static_cast<unsigned>(n);
+		} else if (a == "--engine") {
+			opt.engine = true;
+		} else if (a == "--buckets" || a == "--flows") {
+			const std::string v = value();
+			char *end = nullptr;
+			errno = 0;
+			const unsigned long n = std::strtoul(v.c_str(), &end, 10);
+			if (v.empty() || *end || errno || n < 1 || n > 256 || v[0] == '-')
+				usage_error(a + " wants a count from 1 to 256, not '" + v + "'");
+			(a == "--buckets" ? opt.buckets : opt.flows) = static_cast<unsigned>(n);
+			table_set = true;
 		} else if (a == "--encap") {
 			const std::string v = value();
 			if (v == "auto")
@@ -188,6 +208,8 @@ int main(int argc, char **argv)
 	}
 	if (path.empty())
 		usage_error("no capture file given");
+	if (table_set && !opt.engine)
+		usage_error("--buckets and --flows need --engine");
 
 	replay::Result res;
 	std::string err;
@@ -198,6 +220,6 @@ int main(int argc, char **argv)
 	if (json)
 		print_json(path, opt, res);
 	else
-		print_table(path, res);
+		print_table(path, opt, res);
 	return 0;
 }

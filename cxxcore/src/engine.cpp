@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0
+// The engine: a GRO flow table (buckets x flows per bucket) in caller memory, built on tgc_receive(). It does what
+// the kernel's dev_gro_receive/napi_gro_flush do around the protocol callbacks: find the flow's held packet by
+// hash and header comparison, hold new flows (a full bucket completes its oldest), complete at the end of a poll.
+#include "freestanding.hpp"
+#include "headers.hpp"
+
+using namespace tungro;
+
+namespace {
+
+constexpr u32 kMaxBuckets = 256, kMaxFlows = 256;
+
+// One held packet. hdr is the flow's key as well as the held headers tgc_decide() reads: a copy of the first
+// segment's headers, patched as the caller patches its own (FIN/PSH), so it never depends on where the caller's
+// bytes live (the kernel moves headers out of frag0 after a hold).
+struct Flow {
+	void *held;		// the caller's packet; nullptr: free slot
+	u32 hash;
+	u32 serial;		// hold order: the oldest of a bucket has the smallest (wrapping compare)
+	u32 age;		// tgc_seg.time at hold
+	u32 total_len, payload_len;
+	u16 count, gso_size;
+	u8 id_state, tls, pad[2];
+	tgc_pkt first;
+	u8 hdr[TGC_MAX_HDR_BYTES];
+};
+
+} // namespace
+
+struct tgc_engine {
+	const tgc_engine_ops *ops;
+	void *ctx;
+	Flow *flows;		// buckets * nflows slots, bucket b at flows[b * nflows]
+	u32 buckets, nflows, flags;
+	u32 serial;
+	tgc_engine_stats st;
+};
+
+namespace {
+
+constexpr u32 align8(u32 n) { return (n + 7u) & ~7u; }
+
+// What tgc_receive's callbacks need of the segment under way.
+struct Rx {
+	tgc_engine *e;
+	const tgc_seg *seg;
+	void *cookie;
+	u32 hash, bucket;
+};
+
+bool older(u32 a, u32 b) { return static_cast<__INT32_TYPE__>(a - b) < 0; }
+
+u32 mix(u32 h, u32 v)
+{
+	h ^= v;
+	h *= 0x9e3779b1u;
+	return h ^ (h >> 16);
+}
+
+u32 mix_l3(u32 h, const u8 *nh)
+{
+	if (ip_version(nh) == 4)
+		return mix(mix(h, load32(nh + ipv4::kSaddr)), load32(nh + ipv4::kDaddr));
+	h = mix(h, load32(nh) & 0x000fffffu); // flow label: a different label is a different flow (L14)
+	for (u32 i = 0; i < 32; i += 4)
+		h = mix(h, load32(nh + ipv6::kSaddr + i));
+	return h;
+}
+
+void complete(tgc_engine *e, Flow *f, u8 why)
+{
+	tgc_done d;
+	d.first = f->first;
+	d.total_len = f->total_len;
+	d.payload_len = f->payload_len;
+	d.count = f->count;
+	d.gso_size = f->gso_size;
+	d.id_state = f->id_state;
+	d.why = why;
+	d.pad[0] = d.pad[1] = 0;
+	void *held = f->held;
+	f->held = nullptr;
+	e->st.completed++;
+	e->st.held_now--;
+	if (why == TGC_DONE_EVICT)
+		e->st.evicted++;
+	else if (why == TGC_DONE_FLUSH)
+		e->st.flushed++;
+	e->ops->complete(e->ctx, held, &d);
+}
+
+void *rx_find(void *ctx, const tgc_pkt *pkt, const u8 *hdr, tgc_held *held)
+{
+	Rx *rx = static_cast<Rx *>(ctx);
+	tgc_engine *e = rx->e;
+	rx->hash = (e->flags & TGC_ENGINE_CALLER_HASH) ? rx->seg->hash : tgc_flow_hash(pkt, hdr);
+	rx->bucket = rx->hash % e->buckets;
+	Flow *b = e->flows + rx->bucket * e->nflows;
+	for (u32 i = 0; i < e->nflows; i++) {
+		Flow *f = &b[i];
+		if (!f->held || f->hash != rx->hash || f->first.encap != pkt->encap ||
+		    !tgc_same_flow(pkt, hdr, f->hdr, f->first.payload_off))
+			continue;
+		held->hdr = f->hdr;
+		held->hdr_len = f->first.payload_off;
+		held->total_len = f->total_len;
+		held->payload_len = f->payload_len;
+		held->count = f->count;
+		held->gso_size = f->gso_size;
+		held->id_state = f->id_state;
+		if (f->tls != ((rx->seg->in & TGC_IN_TLS_STATE) != 0))
+			held->flags |= TGC_HELD_DECRYPTED;
+		return f;
+	}
+	return nullptr;
+}
+
+int rx_append(void *ctx, void *held, const tgc_rx_result *r)
+{
+	Rx *rx = static_cast<Rx *>(ctx);
+	Flow *f = static_cast<Flow *>(held);
+	tgc_merge m;
+	m.pkt = &r->pkt;
+	m.held_len = f->total_len;
+	m.flags_off = r->flags_off;
+	m.held_flags = r->v.held_flags;
+	m.id_state = r->v.id_state;
+	m.fixedid = r->v.fixedid;
+	m.pad[0] = m.pad[1] = m.pad[2] = 0;
+	if (rx->e->ops->append(rx->e->ctx, f->held, rx->cookie, &m) != 0)
+		return -1;
+	f->total_len += r->pkt.payload_len;
+	f->payload_len += r->pkt.payload_len;
+	f->count = static_cast<u16>(f->count + (r->pkt.gso_size ? r->pkt.gso_segs : 1u));
+	f->id_state = r->v.id_state;
+	if (r->flags_off < f->first.payload_off)
+		f->hdr[r->flags_off] |= r->v.held_flags;
+	return 0;
+}
+
+constexpr tgc_rx_ops kRxOps = {nullptr, rx_find, rx_append};
+
+// A free slot of the bucket, after completing its oldest flow when there is none.
+Flow *slot_for(tgc_engine *e, u32 bucket)
+{
+	Flow *b = e->flows + bucket * e->nflows, *oldest = nullptr;
+	for (u32 i = 0; i < e->nflows; i++) {
+		if (!b[i].held)
+			return &b[i];
+		if (!oldest || older(b[i].serial, oldest->serial))
+			oldest = &b[i];
+	}
+	complete(e, oldest, TGC_DONE_EVICT);
+	return oldest;
+}
+
+void hold(tgc_engine *e, const Rx &rx, const tgc_pkt &pkt)
+{
+	Flow *f = slot_for(e, rx.bucket);
+	f->held = rx.cookie;
+	f->hash = rx.hash;
+	f->serial = e->serial++;
+	f->age = rx.seg->time;
+	f->total_len = pkt.payload_off + pkt.payload_len;
+	f->payload_len = pkt.payload_len;
+	f->count = pkt.gso_size ? pkt.gso_segs : 1;
+	f->gso_size = static_cast<u16>(pkt.gso_size ? pkt.gso_size : pkt.payload_len);
+	f->id_state = 0;
+	f->tls = (rx.seg->in & TGC_IN_TLS_STATE) != 0;
+	f->first = pkt;
+	for (u32 i = 0; i < pkt.payload_off; i++)
+		f->hdr[i] = rx.seg->hdr[i];
+	if (++e->st.held_now > e->st.held_max)
+		e->st.held_max = e->st.held_now;
+}
+
+// Completes the held flows of one bucket, oldest first; with @before, only those that arrived before it.
+void flush_bucket(tgc_engine *e, u32 bucket, bool all, u32 before)
+{
+	Flow *b = e->flows + bucket * e->nflows;
+	for (;;) {
+		Flow *oldest = nullptr;
+		for (u32 i = 0; i < e->nflows; i++)
+			if (b[i].held && (all || older(b[i].age, before)) && (!oldest || older(b[i].serial, oldest->serial)))
+				oldest = &b[i];
+		if (!oldest)
+			return;
+		complete(e, oldest, TGC_DONE_FLUSH);
+	}
+}
+
+} // namespace
+
+extern "C" u32 tgc_flow_hash(const tgc_pkt *pkt, const u8 *hdr)
+{
+	u32 h = mix(0x7475u, pkt->encap);
+	h = mix_l3(h, hdr);
+	if (pkt->nlayers == 2)
+		h = mix_l3(h, hdr + pkt->inner_off);
+	h = mix(h, load32(hdr + pkt->tcp_off + tcp::kPorts));
+	h ^= h >> 15;
+	h *= 0x2c1b3c6du;
+	return h ^ (h >> 12);
+}
+
+extern "C" u32 tgc_engine_size(u32 buckets, u32 flows)
+{
+	if (!buckets || !flows || buckets > kMaxBuckets || flows > kMaxFlows)
+		return 0;
+	return align8(sizeof(tgc_engine)) + buckets * flows * static_cast<u32>(sizeof(Flow));
+}
+
+extern "C" tgc_engine *tgc_engine_init(void *mem, u32 size, u32 buckets, u32 flows, u32 flags,
+				       const tgc_engine_ops *ops, void *ctx)
+{
+	const u32 need = tgc_engine_size(buckets, flows);
+	if (!mem || !need || size < need || (reinterpret_cast<__UINTPTR_TYPE__>(mem) & 7u) || !ops || !ops->append ||
+	    !ops->complete || !ops->deliver)
+		return nullptr;
+	tgc_engine *e = static_cast<tgc_engine *>(mem);
+	e->ops = ops;
+	e->ctx = ctx;
+	e->flows = reinterpret_cast<Flow *>(static_cast<u8 *>(mem) + align8(sizeof(tgc_engine)));
+	e->buckets = buckets;
+	e->nflows = flows;
+	e->flags = flags;
+	e->serial = 0;
+	e->st = tgc_engine_stats{};
+	for (u32 i = 0; i < buckets * flows; i++)
+		e->flows[i].held = nullptr;
+	return e;
+}
+
+extern "C" void tgc_engine_receive(tgc_engine *e, const tgc_seg *seg_in, void *cookie, tgc_rx_result *out)
+{
+	tgc_seg seg = *seg_in;
+	// The outer IPv4 GRO the engine stands in for (6.12's inet_gro_receive): a tunnel segment whose outer length
+	// is not the bytes present has its flush bit set before the tunnel's callback runs.
+	if (seg.encap != TGC_ENCAP_NONE && seg.hdr_len >= 4 && ip_version(seg.hdr) == 4 &&
+	    load16(seg.hdr + ipv4::kTotLen) != seg.pkt_len)
+		seg.in |= TGC_IN_OUTER_FLUSH;
+
+	Rx rx{e, &seg, cookie, 0, 0};
+	tgc_rx_result r;
+	tgc_receive(&seg, &kRxOps, &rx, &r);
+	e->st.segs++;
+	e->st.reasons[r.v.reason < TGC_R_COUNT ? r.v.reason : 0]++;
+	if (r.retried)
+		e->st.retried++;
+
+	Flow *match = static_cast<Flow *>(r.held);
+	r.held = match ? match->held : nullptr; // the caller's handle from here on
+	switch (r.v.action) {
+	case TGC_MERGE:
+		e->st.merged++;
+		if (r.v.flush_held)
+			complete(e, match, TGC_DONE_FLOW);
+		break;
+	case TGC_HOLD:
+		e->st.held++;
+		if (r.v.flush_held)
+			complete(e, match, TGC_DONE_FLOW);
+		hold(e, rx, r.pkt);
+		break;
+	default:
+		e->st.passed++;
+		if (r.v.flush_held)
+			complete(e, match, TGC_DONE_FLOW);
+		e->ops->deliver(e->ctx, cookie, &r);
+		break;
+	}
+	if (out)
+		*out = r;
+}
+
+extern "C" void tgc_engine_flush(tgc_engine *e)
+{
+	for (u32 b = 0; b < e->buckets; b++)
+		flush_bucket(e, b, true, 0);
+}
+
+extern "C" void tgc_engine_flush_before(tgc_engine *e, u32 time)
+{
+	for (u32 b = 0; b < e->buckets; b++)
+		flush_bucket(e, b, false, time);
+}
+
+extern "C" void tgc_engine_get_stats(const tgc_engine *e, tgc_engine_stats *s)
+{
+	*s = e->st;
+}

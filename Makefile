@@ -4,6 +4,7 @@
 #   make demo             x86_64 QEMU demo: kernel GRO vs tungro on plain TCP, IPIP and SIT streams
 #   make test             host unit tests (ASan/UBSan), module + build checks, QEMU x86_64 guest checks
 #   make host-test        only the host unit tests of the C++ core
+#   make lint             checkpatch --strict, pr_fmt, sparse (make C=2) on the kernel C; clang-tidy on the core
 #   make test-debug       KUnit + guest checks on a KASAN/kmemleak x86_64 kernel (part of make test)
 #   make kunit            only the KUnit suites in QEMU for ARCH (parsed with the kernel's kunit.py parse)
 #   make bench            per-segment cost of the core vs DPDK librte_gro (Google Benchmark)
@@ -41,7 +42,8 @@ endif
 # KDIR defaults to the cached test kernel; it is resolved (and built if missing) only by targets that need it.
 KDIR_RESOLVE = $(if $(KDIR),$(KDIR),$$($(TOP)/scripts/kernel.sh $(ARCH)))
 
-.PHONY: all module setup kernel host-test guest-demo guest-test demo test cross-check kunit bench conform guest-conform test-debug clean
+.PHONY: all module setup kernel host-test lint guest-demo guest-test demo test cross-check kunit bench conform \
+	guest-conform test-debug clean
 
 all: module
 
@@ -67,6 +69,10 @@ endif
 
 host-test: setup
 	@$(TOP)/scripts/host-test.sh
+
+# What netdev reviewers run (checkpatch --strict, sparse) on the kernel C, clang-tidy on the C++ core.
+lint: setup
+	@$(TOP)/scripts/lint.sh
 
 # Boots the test kernel of ARCH with the guest agent and tungro.ko (built for ARCH in build/ARCH/src).
 guest-demo guest-test guest-conform: guest-%: setup

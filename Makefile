@@ -2,7 +2,7 @@
 #
 #   make                  build tungro.ko against KDIR (default: the cached test kernel of ARCH), with build checks
 #   make demo             x86_64 QEMU demo: kernel GRO vs tungro on plain TCP, IPIP and SIT streams
-#   make test             host unit tests (ASan/UBSan), module + build checks, QEMU x86_64 guest checks
+#   make test             host unit tests (ASan/UBSan), lint, module + build checks, QEMU x86_64 guest checks
 #   make host-test        only the host unit tests of the C++ core
 #   make lint             checkpatch --strict, pr_fmt, sparse (make C=2) on the kernel C; clang-tidy on the core
 #   make test-debug       KUnit + guest checks on a KASAN/kmemleak x86_64 kernel (part of make test)
@@ -101,7 +101,7 @@ test-debug: setup
 kunit: setup
 	@$(TOP)/scripts/kunit.sh $(ARCH)
 
-test: host-test module cross-check
+test: host-test lint module cross-check
 	@$(TOP)/scripts/kunit.sh x86_64
 	@$(TOP)/scripts/kunit.sh m68k
 	@$(TOP)/scripts/guest.sh x86_64 test $(TEST_MIB)

@@ -5,8 +5,9 @@
 #   make install          modules_install + depmod for that kernel
 #   make module-test      tungro.ko (and tungro_kunit.ko) for the cached test kernel of ARCH, building it if needed
 #   make demo             x86_64 QEMU demo: kernel GRO vs tungro on plain TCP, IPIP and SIT streams
-#   make test             host unit tests (ASan/UBSan), module + build checks, QEMU x86_64 guest checks
+#   make test             host unit tests (ASan/UBSan), lint, module + build checks, QEMU x86_64 guest checks
 #   make host-test        only the host unit tests of the C++ core
+#   make lint             checkpatch --strict, pr_fmt, sparse (make C=2) on the kernel C; clang-tidy on the core
 #   make test-debug       KUnit + guest checks on a KASAN/kmemleak x86_64 kernel (part of make test)
 #   make kunit            only the KUnit suites in QEMU for ARCH (parsed with the kernel's kunit.py parse)
 #   make bench            per-segment cost of the core vs DPDK librte_gro (Google Benchmark)
@@ -45,8 +46,8 @@ endif
 RUNNING_KDIR := /lib/modules/$(shell uname -r)/build
 BUILD_KDIR = $(or $(KDIR),$(RUNNING_KDIR))
 
-.PHONY: all module module-test install setup kernel host-test guest-demo guest-test demo test cross-check kunit bench \
-	conform guest-conform test-debug clean
+.PHONY: all module module-test install setup kernel host-test lint guest-demo guest-test demo test cross-check kunit \
+	bench conform guest-conform test-debug clean
 
 all: module
 
@@ -87,6 +88,10 @@ module-test: setup
 host-test: setup
 	@$(TOP)/scripts/host-test.sh
 
+# What netdev reviewers run (checkpatch --strict, sparse) on the kernel C, clang-tidy on the C++ core.
+lint: setup
+	@$(TOP)/scripts/lint.sh
+
 # Boots the test kernel of ARCH with the guest agent and tungro.ko (built for ARCH in build/ARCH/src).
 guest-demo guest-test guest-conform: guest-%: setup
 	@$(TOP)/scripts/guest.sh $(ARCH) $* $(if $(filter demo,$*),$(DEMO_MIB),$(if $(filter conform,$*),0,$(TEST_MIB)))
@@ -114,7 +119,7 @@ test-debug: setup
 kunit: setup
 	@$(TOP)/scripts/kunit.sh $(ARCH)
 
-test: host-test module-test cross-check
+test: host-test lint module-test cross-check
 	@$(TOP)/scripts/kunit.sh x86_64
 	@$(TOP)/scripts/kunit.sh m68k
 	@$(TOP)/scripts/guest.sh x86_64 test $(TEST_MIB)

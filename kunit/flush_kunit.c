@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* tungro_flush: layer-3 flush rules L01-L12, checked once against the matched held packet, outer and inner. */
+/*
+ * tungro_flush: layer-3 flush rules L01-L12, checked once against the matched held packet, outer
+ * and inner.
+ */
 #include "tungro_kunit.h"
 
 static void ipip_train(struct tgk_seg *segs, unsigned int n)
@@ -141,8 +144,11 @@ static void tungro_flush_l12_df_clear_fixed_id(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, res);
 	ids(s, 4, false, fixed);
-	/* Merged (6.18 semantics; 6.12 does not: intended difference), without FIXEDID, which 6.12's GSO refuses
-	 * with DF clear: the round trip gives the original frames with numbered IDs. */
+	/*
+	 * Merged (6.18 semantics; 6.12 does not: intended difference), without FIXEDID, which
+	 * 6.12's GSO refuses with DF clear: the round trip gives the original frames with numbered
+	 * IDs.
+	 */
 	tgk_run(test, s, 4, &o, res);
 	TGK_EXPECT(test, res, 4);
 	KUNIT_EXPECT_FALSE(test, res->pkt[0].gso_type & SKB_GSO_TCP_FIXEDID);
@@ -169,4 +175,5 @@ static struct kunit_suite tungro_flush_suite = {
 	.suite_exit = tgk_suite_exit,
 	.test_cases = tungro_flush_cases,
 };
+
 kunit_test_suites(&tungro_flush_suite);

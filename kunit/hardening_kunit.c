@@ -1,14 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hardening_kunit.c - the KUnit share of issue 7's findings, on real skbs through napi_gro_receive (or tungro's
- * callbacks called directly), each GRO packet checked by the GSO round trip of the harness:
- *   K02 segments that arrive already GSO          K03 inner length shorter than the outer payload
- *   K04 the IPv4 reserved flag bit                K05 header pulls: linear part ending at the TCP header or at the
- *   payload, cloned skbs, no tailroom, headers split across page frags (KASAN-clean on the debug kernel)
+ * hardening_kunit.c - the KUnit share of issue 7's findings, on real skbs through napi_gro_receive
+ * (or tungro's callbacks called directly), each GRO packet checked by the GSO round trip of the
+ * harness:
+ *   K02 segments that arrive already GSO
+ *   K03 inner length shorter than the outer payload
+ *   K04 the IPv4 reserved flag bit
+ *   K05 header pulls: linear part ending at the TCP header or at the payload, cloned skbs, no
+ *       tailroom, headers split across page frags (KASAN-clean on the debug kernel)
  *   K07 the slot already holds another module's offload (here: tungro_kunit's own): install refused
- *   finding 8: SIT with inner IPv6 extension headers goes to the kernel's callback (merged as 6.12 merges it)
- *   finding 9: stale cb bytes equal to tungro's magic on a packet older than the install: the kernel completes it
- *   finding 10: counters read whole, and a GRO packet of more than 64 segments in a bucket of its own
+ *   finding 8: SIT with inner IPv6 extension headers goes to the kernel's callback (merged as 6.12
+ *       merges it)
+ *   finding 9: stale cb bytes equal to tungro's magic on a packet older than the install: the
+ *       kernel completes it
+ *   finding 10: counters read whole, and a GRO packet of more than 64 segments in a bucket of its
+ *       own
  */
 #include <linux/tcp.h>
 #include <net/gso.h>
@@ -18,8 +24,9 @@
 #include "tungro_kunit.h"
 
 /*
- * K02: 1400 + GSO 3 x 1400 + 1400 -> one packet of 5; a GSO input of another gso_size ends the packet. GSO skbs
- * as a local TCP sender builds them (veth): headers linear, payload in page frags; and with some payload linear.
+ * K02: 1400 + GSO 3 x 1400 + 1400 -> one packet of 5; a GSO input of another gso_size ends the
+ * packet. GSO skbs as a local TCP sender builds them (veth): headers linear, payload in page frags;
+ * and with some payload linear.
  */
 static const struct tgk_opts tgk_gso_layouts[] = {
 	{ .page_frag = true, .head = 60 }, { .page_frag = true, .align = 2 },
@@ -47,7 +54,10 @@ static void tungro_hardening_k02_gso_arrivals(struct kunit *test)
 		TGK_EXPECT(test, res, 5);
 		KUNIT_EXPECT_EQ(test, res->pkt[0].gso_size, 1400u);
 
-		/* 4 x 1050 after a 1400-byte segment: another gso_size never joins; the next 1400 does not join it. */
+		/*
+		 * 4 x 1050 after a 1400-byte segment: another gso_size never joins; the next 1400
+		 * does not join it.
+		 */
 		s[1].payload_len = 4 * 1050;
 		s[1].gso_segs = 4;
 		s[2].seq = s[1].seq + 4 * 1050;
@@ -57,7 +67,10 @@ static void tungro_hardening_k02_gso_arrivals(struct kunit *test)
 	}
 }
 
-/* Finding 10: two GSO inputs of 40 x 100 bytes make one GRO packet of 80: the 65_up bucket, not 33_64. */
+/*
+ * Finding 10: two GSO inputs of 40 x 100 bytes make one GRO packet of 80: the 65_up bucket, not
+ * 33_64.
+ */
 static void tungro_hardening_histogram_past_64(struct kunit *test)
 {
 	struct tgk_result *res = kunit_kzalloc(test, sizeof(*res), GFP_KERNEL);
@@ -81,7 +94,10 @@ static void tungro_hardening_histogram_past_64(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tungro_stat_sum(TUNGRO_S_COMPLETED) - completed, 1ull);
 }
 
-/* K03: inner padding (inner length shorter than the outer payload): the held packet first, then the segment. */
+/*
+ * K03: inner padding (inner length shorter than the outer payload): the held packet first, then the
+ * segment.
+ */
 static void tungro_hardening_k03_inner_length_keeps_order(struct kunit *test)
 {
 	struct tgk_seg first, *s = tgk_segs(test, 5);
@@ -95,7 +111,10 @@ static void tungro_hardening_k03_inner_length_keeps_order(struct kunit *test)
 	}
 }
 
-/* K04: the reserved flag bit on the inner (or the outer) IPv4 header: held packet first, segment alone. */
+/*
+ * K04: the reserved flag bit on the inner (or the outer) IPv4 header: held packet first, segment
+ * alone.
+ */
 static void tungro_hardening_k04_reserved_flag(struct kunit *test)
 {
 	struct tgk_seg first, *s = tgk_segs(test, 5);
@@ -113,10 +132,11 @@ static void tungro_hardening_k04_reserved_flag(struct kunit *test)
 }
 
 /*
- * K05: buffer shapes that make the header pulls work: linear part ending at the TCP header (a pull, on a clone
- * or with no tailroom: the head is reallocated), ending at the payload (no pull), nothing linear with the headers
- * split across two page frags (frag0 too short: a pull that releases a frag). Every shape merges all 8, and the
- * delivered GRO packet's linear part ends at the payload: no payload byte was copied.
+ * K05: buffer shapes that make the header pulls work: linear part ending at the TCP header (a pull,
+ * on a clone or with no tailroom: the head is reallocated), ending at the payload (no pull),
+ * nothing linear with the headers split across two page frags (frag0 too short: a pull that
+ * releases a frag). Every shape merges all 8, and the delivered GRO packet's linear part ends at
+ * the payload: no payload byte was copied.
  */
 static void tungro_hardening_k05_pull_shapes(struct kunit *test)
 {
@@ -142,8 +162,12 @@ static void tungro_hardening_k05_pull_shapes(struct kunit *test)
 			tgk_run(test, s, 8, &shapes[l], res);
 			TGK_EXPECT(test, res, 8);
 			KUNIT_EXPECT_EQ_MSG(test, res->pkt[0].headlen, payload_off,
-					    "encap %d shape %u: linear part of the GRO packet", e, l);
-			/* The direct path reads the outer header at skb->data, as inet_gro_receive left it linear. */
+					    "encap %d shape %u: linear part of the GRO packet",
+					    e, l);
+			/*
+			 * The direct path reads the outer header at skb->data, as inet_gro_receive
+			 * left it linear.
+			 */
 			if (shapes[l].head < 20 || shapes[l].no_linear)
 				continue;
 			tgk_run_direct(test, s, 8, &shapes[l], res, -1);
@@ -152,7 +176,10 @@ static void tungro_hardening_k05_pull_shapes(struct kunit *test)
 	}
 }
 
-/* Finding 8 (case X05): SIT whose inner IPv6 carries identical destination options: 6.12 merges them. */
+/*
+ * Finding 8 (case X05): SIT whose inner IPv6 carries identical destination options: 6.12 merges
+ * them.
+ */
 static void tungro_hardening_sit_inner_exthdr_to_the_kernel(struct kunit *test)
 {
 	struct tgk_seg first, *s = tgk_segs(test, 8);
@@ -166,9 +193,10 @@ static void tungro_hardening_sit_inner_exthdr_to_the_kernel(struct kunit *test)
 }
 
 /*
- * Finding 9: cb bytes equal to tungro's magic on a packet the kernel held before the install are stale: the
- * packet is completed by the kernel's callback (counted), never by the core. Re-installs first so the packets
- * are inside the first second after the install, where a pre-install packet can still be held.
+ * Finding 9: cb bytes equal to tungro's magic on a packet the kernel held before the install are
+ * stale: the packet is completed by the kernel's callback (counted), never by the core. Re-installs
+ * first so the packets are inside the first second after the install, where a pre-install packet
+ * can still be held.
  */
 static void tungro_hardening_stale_magic_goes_to_the_kernel(struct kunit *test)
 {
@@ -190,7 +218,10 @@ static void tungro_hardening_stale_magic_goes_to_the_kernel(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tungro_stat_sum(TUNGRO_S_COMPLETE_FALLBACK) - fallback, 0ull);
 }
 
-/* K07: a slot that holds a module's offload (tungro_kunit's own, installed by the suite) is never stacked on. */
+/*
+ * K07: a slot that holds a module's offload (tungro_kunit's own, installed by the suite) is never
+ * stacked on.
+ */
 static void tungro_hardening_k07_refuses_a_module_offload(struct kunit *test)
 {
 	const struct net_offload *ipip = rcu_dereference_protected(inet_offloads[IPPROTO_IPIP], 1);
@@ -231,4 +262,5 @@ static struct kunit_suite tungro_hardening_suite = {
 	.suite_exit = tgk_suite_exit,
 	.test_cases = tungro_hardening_cases,
 };
+
 kunit_test_suites(&tungro_hardening_suite);

@@ -2,9 +2,10 @@
 /*
  * harness.c - the KUnit harness shared by tungro's suites (see tungro_kunit.h).
  *
- * Delivery path under test: napi_gro_receive() -> dev_gro_receive -> inet_gro_receive -> tungro's gro_receive
- * (installed in inet_offloads) ... napi_gro_flush() -> inet_gro_complete -> tungro's gro_complete ->
- * netif_receive_skb_list -> our rx_handler, which takes every skb the stack would have received.
+ * Delivery path under test: napi_gro_receive() -> dev_gro_receive -> inet_gro_receive -> tungro's
+ * gro_receive (installed in inet_offloads) ... napi_gro_flush() -> inet_gro_complete -> tungro's
+ * gro_complete -> netif_receive_skb_list -> our rx_handler, which takes every skb the stack would
+ * have received.
  */
 #include <linux/etherdevice.h>
 #include <linux/ip.h>
@@ -29,12 +30,13 @@ struct tgk_ctx {
 	struct net_device *dev;
 	struct napi_struct napi;
 	struct sk_buff_head rx;		/* skbs the stack received after GRO, in order */
-	struct sk_buff_head keep;	/* originals of cloned inputs, freed after the run: the clones stay cloned */
-	u8 frames[TGK_MAX_SEGS][TGK_MAX_FRAME];	/* wire frames of the current run, from the network header */
+	/* originals of cloned inputs, freed after the run: the clones stay cloned */
+	struct sk_buff_head keep;
+	u8 frames[TGK_MAX_SEGS][TGK_MAX_FRAME];	/* this run's wire frames, from the IP header */
 	unsigned int frame_len[TGK_MAX_SEGS];
 	unsigned int flow[TGK_MAX_SEGS];	/* per wire frame: its flow's order key */
 	unsigned int nframes;
-	u8 input[TGK_MAX_INPUT];	/* the input skb being built (a GSO input is longer than a frame) */
+	u8 input[TGK_MAX_INPUT];	/* the input skb being built (GSO: longer than a frame) */
 };
 
 static struct tgk_ctx *tgk;
@@ -47,7 +49,7 @@ static rx_handler_result_t tgk_rx_handler(struct sk_buff **pskb)
 
 static int tgk_poll(struct napi_struct *napi, int budget)
 {
-	return 0; /* never run: the tests schedule, feed and complete the NAPI instance themselves */
+	return 0; /* never run: the tests schedule, feed and complete the NAPI instance */
 }
 
 int tgk_suite_init(struct kunit_suite *suite)
@@ -151,7 +153,8 @@ static unsigned int tgk_put_v4(u8 *p, const struct tgk_v4 *h, unsigned int total
 	iph->tos = h->tos;
 	iph->tot_len = htons(total);
 	iph->id = htons(h->id);
-	iph->frag_off = htons((h->reserved ? IP_CE : 0) | (h->df ? IP_DF : 0) | (h->mf ? IP_MF : 0) | h->frag_offset);
+	iph->frag_off = htons((h->reserved ? IP_CE : 0) | (h->df ? IP_DF : 0) |
+			      (h->mf ? IP_MF : 0) | h->frag_offset);
 	iph->ttl = h->ttl;
 	iph->protocol = h->proto ? h->proto : proto;
 	iph->check = 0;
@@ -163,7 +166,8 @@ static unsigned int tgk_put_v4(u8 *p, const struct tgk_v4 *h, unsigned int total
 static unsigned int tgk_build(u8 *buf, const struct tgk_seg *s)
 {
 	static const u8 prefix6[6] = { 0x20, 0x01, 0x0d, 0xb8, 0x00, 0x41 };
-	unsigned int thlen = sizeof(struct tcphdr) + s->optlen, l4 = thlen + s->payload_len, off = 0, i;
+	unsigned int thlen = sizeof(struct tcphdr) + s->optlen, l4 = thlen + s->payload_len;
+	unsigned int off = 0, i;
 	unsigned int ext = s->encap == TGK_SIT && s->inner6.dstopts ? 8 : 0;
 	u8 *inner, *th;
 	struct tcphdr *tcp;
@@ -175,12 +179,13 @@ static unsigned int tgk_build(u8 *buf, const struct tgk_seg *s)
 		o.ihl = o.ihl ? o.ihl : 5;
 		inner = buf;
 		tgk_put_v4(buf, &o, o.ihl * 4 + l4 + s->outer_len_delta, IPPROTO_TCP);
-		off = max(o.ihl, (u8)5) * 4;
+		off = max_t(u8, o.ihl, 5) * 4;
 		/* The IPIP inner tuple, so T05 compares like with like. */
 		((struct iphdr *)buf)->saddr = htonl(0xc6130102);
 		((struct iphdr *)buf)->daddr = htonl(0xc6130101);
 	} else {
-		unsigned int ilen = s->encap == TGK_IPIP ? (s->inner4.ihl ? s->inner4.ihl : 5) * 4 + l4 : 40 + ext + l4;
+		unsigned int ilen = s->encap == TGK_IPIP ?
+				    (s->inner4.ihl ? s->inner4.ihl : 5) * 4 + l4 : 40 + ext + l4;
 
 		tgk_put_v4(buf, &s->outer, 20 + ilen + s->inner_padding + s->outer_len_delta,
 			   s->encap == TGK_IPIP ? IPPROTO_IPIP : IPPROTO_IPV6);
@@ -195,11 +200,12 @@ static unsigned int tgk_build(u8 *buf, const struct tgk_seg *s)
 			struct ipv6hdr *ip6 = (struct ipv6hdr *)inner;
 
 			memset(ip6, 0, sizeof(*ip6));
-			*(__be32 *)ip6 = htonl((6u << 28) | ((u32)s->inner6.traffic_class << 20) | (s->inner6.flow_label & 0xfffff));
+			*(__be32 *)ip6 = htonl((6u << 28) | ((u32)s->inner6.traffic_class << 20) |
+					       (s->inner6.flow_label & 0xfffff));
 			ip6->payload_len = htons(ext + l4);
 			ip6->nexthdr = s->inner6.next_header ? s->inner6.next_header : IPPROTO_TCP;
 			if (ext) {
-				/* next header TCP, length 0 (8 bytes), PadN of 4 bytes after the 2-byte header */
+				/* next header TCP, length 0 (8 bytes), PadN of 4 after the 2 */
 				static const u8 dstopts[8] = { IPPROTO_TCP, 0, 1, 4, 0, 0, 0, 0 };
 
 				ip6->nexthdr = IPPROTO_DSTOPTS;
@@ -217,8 +223,10 @@ static unsigned int tgk_build(u8 *buf, const struct tgk_seg *s)
 		((struct iphdr *)buf)->check = ip_fast_csum(buf, 5);
 	}
 	if (inner[0] >> 4 == 4) {
+		unsigned int ihl = max_t(unsigned int, ((struct iphdr *)inner)->ihl, 5);
+
 		((struct iphdr *)inner)->check = 0;
-		((struct iphdr *)inner)->check = ip_fast_csum(inner, max_t(unsigned int, ((struct iphdr *)inner)->ihl, 5));
+		((struct iphdr *)inner)->check = ip_fast_csum(inner, ihl);
 	}
 
 	th = buf + off;
@@ -237,22 +245,26 @@ static unsigned int tgk_build(u8 *buf, const struct tgk_seg *s)
 
 	sum = csum_partial(th, l4, 0);
 	if (inner[0] >> 4 == 4)
-		tcp->check = csum_tcpudp_magic(((struct iphdr *)inner)->saddr, ((struct iphdr *)inner)->daddr, l4,
+		tcp->check = csum_tcpudp_magic(((struct iphdr *)inner)->saddr,
+					       ((struct iphdr *)inner)->daddr, l4,
 					       IPPROTO_TCP, sum);
 	else
-		tcp->check = csum_ipv6_magic(&((struct ipv6hdr *)inner)->saddr, &((struct ipv6hdr *)inner)->daddr, l4,
+		tcp->check = csum_ipv6_magic(&((struct ipv6hdr *)inner)->saddr,
+					     &((struct ipv6hdr *)inner)->daddr, l4,
 					     IPPROTO_TCP, sum);
 	if (s->bad_csum)
-		tcp->check ^= htons(0x5a5a);
+		tcp->check ^= (__force __sum16)htons(0x5a5a);
 	memset(th + l4, 0, s->inner_padding + s->padding);
 	return off + l4 + s->inner_padding + s->padding;
 }
 
 /*
- * A received skb holding @frame behind an Ethernet header: linear, or with the part past o->head in one page frag
- * (or two, split at o->frag_split), as NAPI drivers build them; optionally with no tailroom, or a clone.
+ * A received skb holding @frame behind an Ethernet header: linear, or with the part past o->head in
+ * one page frag (or two, split at o->frag_split), as NAPI drivers build them; optionally with no
+ * tailroom, or a clone.
  */
-static struct sk_buff *tgk_skb(struct kunit *test, const u8 *frame, unsigned int len, const struct tgk_opts *o)
+static struct sk_buff *tgk_skb(struct kunit *test, const u8 *frame, unsigned int len,
+			       const struct tgk_opts *o)
 {
 	unsigned int head = len, reserve, split;
 	struct sk_buff *skb;
@@ -286,11 +298,12 @@ static struct sk_buff *tgk_skb(struct kunit *test, const u8 *frame, unsigned int
 	skb->dev = tgk->dev;
 	skb->protocol = eth_type_trans(skb, tgk->dev);
 	if (o->csum_complete) {
-		/* As a NIC reports it: the one's-complement sum of everything after the Ethernet header. */
+		/* As a NIC reports it: the one's-complement sum of all past the Ethernet header. */
 		skb->ip_summed = CHECKSUM_COMPLETE;
 		skb->csum = csum_partial(frame, len, 0);
 	} else {
-		skb->ip_summed = CHECKSUM_NONE;	/* no device checksum help: GRO validates in software */
+		/* no device checksum help: GRO validates in software */
+		skb->ip_summed = CHECKSUM_NONE;
 	}
 	if (o->clone) {
 		struct sk_buff *clone = skb_clone(skb, GFP_KERNEL);
@@ -302,8 +315,9 @@ static struct sk_buff *tgk_skb(struct kunit *test, const u8 *frame, unsigned int
 	return skb;
 }
 
-/* The skb GRO receives for input @s: one wire segment, or a GSO skb standing for s->gso_segs of them (K02). */
-static struct sk_buff *tgk_input(struct kunit *test, const struct tgk_seg *s, const struct tgk_opts *o)
+/* The skb GRO receives for input @s: one wire segment, or a GSO skb of s->gso_segs (K02). */
+static struct sk_buff *tgk_input(struct kunit *test, const struct tgk_seg *s,
+				 const struct tgk_opts *o)
 {
 	unsigned int len = tgk_build(tgk->input, s);
 	struct sk_buff *skb = tgk_skb(test, tgk->input, len, o);
@@ -317,19 +331,24 @@ static struct sk_buff *tgk_input(struct kunit *test, const struct tgk_seg *s, co
 	return skb;
 }
 
-/* Whether delivered segment @got equals wire frame @want, leaving to GSO what it may choose: the IPv4 ID and header
- * checksum of a tunnel's outer header (6.12 GSO numbers outer IDs itself) and of an inner header with FIXEDID. */
+/*
+ * Whether delivered segment @got equals wire frame @want, leaving to GSO what it may choose: the
+ * IPv4 ID and header checksum of a tunnel's outer header (6.12 GSO numbers outer IDs itself) and of
+ * an inner header with FIXEDID.
+ */
 static bool tgk_inner_ids_free;
 
 static bool tgk_same_frame(const u8 *got, const u8 *want, unsigned int len, unsigned int gso_type)
 {
 	bool tunnel = !!(gso_type & SKB_GSO_IPXIP4);
-	bool fixedid = (gso_type & SKB_GSO_TCP_FIXEDID) || (tgk_inner_ids_free && (gso_type & SKB_GSO_TCPV4));
+	bool fixedid = (gso_type & SKB_GSO_TCP_FIXEDID) ||
+		       (tgk_inner_ids_free && (gso_type & SKB_GSO_TCPV4));
 	unsigned int inner = tunnel ? 20 : 0, k;
 
 	for (k = 0; k < len; k++) {
 		bool id_or_check = k == 4 || k == 5 || k == 10 || k == 11;
-		bool inner_id_or_check = k == inner + 4 || k == inner + 5 || k == inner + 10 || k == inner + 11;
+		bool inner_id_or_check = k == inner + 4 || k == inner + 5 || k == inner + 10 ||
+					 k == inner + 11;
 
 		if (tunnel && id_or_check)
 			continue;
@@ -341,9 +360,9 @@ static bool tgk_same_frame(const u8 *got, const u8 *want, unsigned int len, unsi
 	return true;
 }
 
-/* Matches one delivered wire segment to an unused sent frame; checks per-flow order. Returns false if none. */
-static bool tgk_match(struct kunit *test, struct sk_buff *seg, unsigned int gso_type, const struct tgk_seg *segs,
-		      unsigned int n, bool *used, int *last_of_flow)
+/* Matches a delivered wire segment to an unused sent frame, checks flow order; false if none. */
+static bool tgk_match(struct kunit *test, struct sk_buff *seg, unsigned int gso_type,
+		      const struct tgk_seg *segs, unsigned int n, bool *used, int *last_of_flow)
 {
 	unsigned int j;
 
@@ -352,11 +371,13 @@ static bool tgk_match(struct kunit *test, struct sk_buff *seg, unsigned int gso_
 	for (j = 0; j < n; j++) {
 		unsigned int flow = tgk->flow[j];
 
-		if (used[j] || tgk->frame_len[j] != seg->len || !tgk_same_frame(seg->data, tgk->frames[j], seg->len, gso_type))
+		if (used[j] || tgk->frame_len[j] != seg->len ||
+		    !tgk_same_frame(seg->data, tgk->frames[j], seg->len, gso_type))
 			continue;
 		used[j] = true;
 		if (flow < 64) {
-			KUNIT_EXPECT_GT_MSG(test, (int)j, last_of_flow[flow], "segment %u delivered out of its flow's order", j);
+			KUNIT_EXPECT_GT_MSG(test, (int)j, last_of_flow[flow],
+					    "segment %u delivered out of its flow's order", j);
 			last_of_flow[flow] = j;
 		}
 		return true;
@@ -364,12 +385,16 @@ static bool tgk_match(struct kunit *test, struct sk_buff *seg, unsigned int gso_
 	return false;
 }
 
-/* Every delivered packet, resegmented by the kernel's GSO when it is a GRO packet, must be made of sent frames,
- * each used once, in each flow's order: GRO that GSO cannot undo is a bug even when the merge looked right. */
-static void tgk_check_wire(struct kunit *test, struct sk_buff *skb, const struct tgk_seg *segs, unsigned int n,
-			   bool *used, int *last_of_flow, unsigned int *matched)
+/*
+ * Every delivered packet, resegmented by the kernel's GSO when it is a GRO packet, must be made of
+ * sent frames, each used once, in each flow's order: GRO that GSO cannot undo is a bug even when
+ * the merge looked right.
+ */
+static void tgk_check_wire(struct kunit *test, struct sk_buff *skb, const struct tgk_seg *segs,
+			   unsigned int n, bool *used, int *last_of_flow, unsigned int *matched)
 {
-	unsigned int gso_type = skb_shinfo(skb)->gso_type, segs_in = max_t(unsigned int, 1, skb_shinfo(skb)->gso_segs);
+	unsigned int gso_type = skb_shinfo(skb)->gso_type;
+	unsigned int segs_in = max_t(unsigned int, 1, skb_shinfo(skb)->gso_segs);
 	struct sk_buff *list, *seg, *next;
 	unsigned int i = 0;
 
@@ -378,26 +403,31 @@ static void tgk_check_wire(struct kunit *test, struct sk_buff *skb, const struct
 
 		KUNIT_ASSERT_NOT_NULL(test, copy);
 		KUNIT_EXPECT_TRUE_MSG(test, tgk_match(test, copy, 0, segs, n, used, last_of_flow),
-				      "delivered single segment (len %u) matches no sent frame", skb->len);
+				      "delivered single segment (len %u) matches no sent frame",
+				      skb->len);
 		*matched += 1;
 		kfree_skb(copy);
 		return;
 	}
 	list = skb_gso_segment(skb, 0);
-	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR_OR_NULL(list), "skb_gso_segment failed: %ld", PTR_ERR(list));
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR_OR_NULL(list), "skb_gso_segment failed: %ld",
+			       PTR_ERR(list));
 	skb_list_walk_safe(list, seg, next) {
-		KUNIT_EXPECT_TRUE_MSG(test, tgk_match(test, seg, gso_type, segs, n, used, last_of_flow),
-				      "GSO segment %u (len %u) of a %u-segment GRO packet matches no sent frame", i,
-				      seg->len, segs_in);
+		KUNIT_EXPECT_TRUE_MSG(test,
+				      tgk_match(test, seg, gso_type, segs, n, used, last_of_flow),
+				      "GSO segment %u (len %u) of a %u-segment GRO packet matches no sent frame",
+				      i, seg->len, segs_in);
 		i++;
 		kfree_skb(seg);
 	}
-	KUNIT_EXPECT_EQ_MSG(test, i, segs_in, "GSO made a different number of segments than gso_segs");
+	KUNIT_EXPECT_EQ_MSG(test, i, segs_in,
+			    "GSO made a different number of segments than gso_segs");
 	*matched += i;
 }
 
-/* Takes every packet the stack received, records it in @res and checks it against the sent frames. */
-static void tgk_collect(struct kunit *test, const struct tgk_seg *segs, unsigned int n, struct tgk_result *res)
+/* Takes every packet the stack received, records it in @res, checks it against the sent frames. */
+static void tgk_collect(struct kunit *test, const struct tgk_seg *segs, unsigned int n,
+			struct tgk_result *res)
 {
 	bool *used = kunit_kzalloc(test, tgk->nframes * sizeof(bool) + 1, GFP_KERNEL);
 	int *last = kunit_kzalloc(test, 64 * sizeof(int), GFP_KERNEL);
@@ -425,13 +455,14 @@ static void tgk_collect(struct kunit *test, const struct tgk_seg *segs, unsigned
 		res->n++;
 		kfree_skb(skb);
 	}
-	KUNIT_EXPECT_EQ_MSG(test, matched, tgk->nframes, "segments delivered vs sent: lost or duplicated");
+	KUNIT_EXPECT_EQ_MSG(test, matched, tgk->nframes,
+			    "segments delivered vs sent: lost or duplicated");
 	skb_queue_purge(&tgk->keep);
 }
 
 /* Builds the wire frames of a run and resets its result; both delivery paths start here. */
-static void tgk_prepare(struct kunit *test, const struct tgk_seg *segs, unsigned int n, const struct tgk_opts *opts,
-			struct tgk_result *res)
+static void tgk_prepare(struct kunit *test, const struct tgk_seg *segs, unsigned int n,
+			const struct tgk_opts *opts, struct tgk_result *res)
 {
 	unsigned int i;
 
@@ -440,7 +471,7 @@ static void tgk_prepare(struct kunit *test, const struct tgk_seg *segs, unsigned
 	tgk_inner_ids_free = opts->inner_ids_free;
 	tgk->nframes = 0;
 	for (i = 0; i < n; i++) {
-		/* A GSO input is on the wire as gso_segs segments: those are what the round trip must give back. */
+		/* A GSO input is gso_segs segments on the wire: the round trip gives them back. */
 		unsigned int k, pieces = max_t(unsigned int, 1, segs[i].gso_segs);
 		struct tgk_seg w = segs[i];
 
@@ -451,8 +482,9 @@ static void tgk_prepare(struct kunit *test, const struct tgk_seg *segs, unsigned
 
 			KUNIT_ASSERT_LE(test, tgk->nframes, (unsigned int)TGK_MAX_SEGS);
 			tgk->frame_len[f] = tgk_build(tgk->frames[f], &w);
-			/* order key: port (0-7), encap, and the IPv6 flow label (another label, another flow) */
-			tgk->flow[f] = ((w.sport - 40000) & 7) | (w.encap << 3) | (w.inner6.flow_label ? 32 : 0);
+			/* order key: port (0-7), encap, IPv6 flow label (another label: a flow) */
+			tgk->flow[f] = ((w.sport - 40000) & 7) | (w.encap << 3) |
+				       (w.inner6.flow_label ? 32 : 0);
 			w.seq += w.payload_len;
 			w.inner4.id++;
 			w.outer.id += w.encap == TGK_PLAIN4 ? 1 : 0;
@@ -460,15 +492,17 @@ static void tgk_prepare(struct kunit *test, const struct tgk_seg *segs, unsigned
 	}
 }
 
-void tgk_run(struct kunit *test, const struct tgk_seg *segs, unsigned int n, const struct tgk_opts *opts,
-	     struct tgk_result *res)
+void tgk_run(struct kunit *test, const struct tgk_seg *segs, unsigned int n,
+	     const struct tgk_opts *opts, struct tgk_result *res)
 {
 	unsigned int i;
 
 	tgk_prepare(test, segs, n, opts, res);
 
-	/* One NAPI poll: scheduled, fed, completed. napi_complete_done flushes the GRO lists (oldest first) and
-	 * hands the GRO_NORMAL batch to the stack, as at the end of a driver's poll. */
+	/*
+	 * One NAPI poll: scheduled, fed, completed. napi_complete_done flushes the GRO lists
+	 * (oldest first) and hands the GRO_NORMAL batch to the stack, as a driver's poll ends.
+	 */
 	local_bh_disable();
 	KUNIT_ASSERT_TRUE(test, napi_schedule_prep(&tgk->napi));
 	for (i = 0; i < n; i++)
@@ -487,8 +521,11 @@ static void tgk_deliver(struct sk_buff *skb)
 	skb_queue_tail(&tgk->rx, skb);
 }
 
-/* What napi_gro_complete and inet_gro_complete do before the tunnel's gro_complete: single segments go up as they
- * are; for more, the outer IPv4 length and checksum are fixed and the protocol's callback runs. */
+/*
+ * What napi_gro_complete and inet_gro_complete do before the tunnel's gro_complete: single
+ * segments go up as they are; for more, the outer IPv4 length and checksum are fixed and the
+ * protocol's callback runs.
+ */
 static void tgk_direct_complete(struct kunit *test, struct sk_buff *p)
 {
 	struct iphdr *iph = (struct iphdr *)p->data;
@@ -510,11 +547,13 @@ static void tgk_direct_complete(struct kunit *test, struct sk_buff *p)
 }
 
 /*
- * One segment through tungro's gro_receive the way dev_gro_receive and inet_gro_receive hand it over: GRO state
- * reset, held packets of the same device marked same_flow, outer IPv4 checked and pulled (flush on a length or
- * fragment mismatch, same_flow cleared on other addresses or protocol).
+ * One segment through tungro's gro_receive the way dev_gro_receive and inet_gro_receive hand it
+ * over: GRO state reset, held packets of the same device marked same_flow, outer IPv4 checked and
+ * pulled (flush on a length or fragment mismatch, same_flow cleared on other addresses or
+ * protocol).
  */
-static void tgk_direct_one(struct kunit *test, struct list_head *held, unsigned int *nheld, struct sk_buff *skb)
+static void tgk_direct_one(struct kunit *test, struct list_head *held, unsigned int *nheld,
+			   struct sk_buff *skb)
 {
 	const struct iphdr *iph = (const struct iphdr *)skb->data;
 	struct sk_buff *p, *pp;
@@ -527,22 +566,25 @@ static void tgk_direct_one(struct kunit *test, struct list_head *held, unsigned 
 	list_for_each_entry(p, held, list) {
 		const struct iphdr *iph2 = (const struct iphdr *)p->data;
 
-		NAPI_GRO_CB(p)->same_flow = iph->protocol == iph2->protocol && iph->saddr == iph2->saddr &&
+		NAPI_GRO_CB(p)->same_flow = iph->protocol == iph2->protocol &&
+					    iph->saddr == iph2->saddr &&
 					    iph->daddr == iph2->daddr;
 	}
-	NAPI_GRO_CB(skb)->flush = ntohs(iph->tot_len) != skb->len || (ntohs(iph->frag_off) & ~IP_DF);
+	NAPI_GRO_CB(skb)->flush = ntohs(iph->tot_len) != skb->len ||
+				  (ntohs(iph->frag_off) & ~IP_DF);
 	NAPI_GRO_CB(skb)->network_offsets[0] = 0;
 	skb_gro_pull(skb, sizeof(*iph));
 	skb_set_transport_header(skb, skb_gro_offset(skb));
 
-	pp = iph->protocol == IPPROTO_IPIP ? tungro_ipip_gro_receive(held, skb) : tungro_sit_gro_receive(held, skb);
+	pp = iph->protocol == IPPROTO_IPIP ? tungro_ipip_gro_receive(held, skb)
+					   : tungro_sit_gro_receive(held, skb);
 	if (pp) {
 		skb_list_del_init(pp);
 		(*nheld)--;
 		tgk_direct_complete(test, pp);
 	}
 	if (NAPI_GRO_CB(skb)->same_flow) {
-		/* merged: the test's skbs have kmalloc'd heads, so tungro chains or steals frags, never the head */
+		/* merged: test skbs have kmalloc'd heads: tungro chains or steals frags only */
 		unsigned int free_mode = NAPI_GRO_CB(skb)->free;
 
 		KUNIT_EXPECT_NE(test, free_mode, (unsigned int)NAPI_GRO_FREE_STOLEN_HEAD);
@@ -569,8 +611,8 @@ static void tgk_direct_one(struct kunit *test, struct list_head *held, unsigned 
 	(*nheld)++;
 }
 
-void tgk_run_direct(struct kunit *test, const struct tgk_seg *segs, unsigned int n, const struct tgk_opts *opts,
-		    struct tgk_result *res, int forget_after)
+void tgk_run_direct(struct kunit *test, const struct tgk_seg *segs, unsigned int n,
+		    const struct tgk_opts *opts, struct tgk_result *res, int forget_after)
 {
 	LIST_HEAD(held);
 	unsigned int i, nheld = 0;
@@ -584,8 +626,11 @@ void tgk_run_direct(struct kunit *test, const struct tgk_seg *segs, unsigned int
 		if ((int)i == forget_after) {
 			struct sk_buff *p;
 
-			/* As if the kernel's own GRO had held these (tungro loaded mid-flow): no tungro state, or
-			 * stale cb bytes that happen to equal tungro's magic on a packet older than the install. */
+			/*
+			 * As if the kernel's own GRO had held these (tungro loaded mid-flow): no
+			 * tungro state, or stale cb bytes that happen to equal tungro's magic on a
+			 * packet older than the install.
+			 */
 			list_for_each_entry(p, &held, list) {
 				if (opts->stale_magic) {
 					TUNGRO_CB(p)->magic = TUNGRO_CB_MAGIC;
@@ -607,17 +652,19 @@ void tgk_run_direct(struct kunit *test, const struct tgk_seg *segs, unsigned int
 	tgk_collect(test, segs, n, res);
 }
 
-void tgk_expect_counts(struct kunit *test, const struct tgk_result *res, const unsigned int *counts, unsigned int n)
+void tgk_expect_counts(struct kunit *test, const struct tgk_result *res,
+		       const unsigned int *counts, unsigned int n)
 {
 	unsigned int i;
 
 	KUNIT_EXPECT_EQ_MSG(test, res->n, n, "number of delivered packets");
 	for (i = 0; i < min(n, res->n); i++)
-		KUNIT_EXPECT_EQ_MSG(test, res->pkt[i].segs, counts[i], "segments in delivered packet %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, res->pkt[i].segs, counts[i],
+				    "segments in delivered packet %u", i);
 }
 
-void tgk_run_all_layouts(struct kunit *test, const struct tgk_seg *segs, unsigned int n, const unsigned int *counts,
-			 unsigned int ncounts)
+void tgk_run_all_layouts(struct kunit *test, const struct tgk_seg *segs, unsigned int n,
+			 const unsigned int *counts, unsigned int ncounts)
 {
 	static const struct tgk_opts layouts[] = {
 		{ .page_frag = false, .align = 0 },
@@ -636,4 +683,4 @@ void tgk_run_all_layouts(struct kunit *test, const struct tgk_seg *segs, unsigne
 }
 
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("tungro KUnit suites: GRO on real sk_buffs through napi_gro_receive, with a GSO round trip");
+MODULE_DESCRIPTION("tungro KUnit suites: GRO on real skbs via napi_gro_receive, GSO round trip");

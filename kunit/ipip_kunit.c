@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/* tungro_ipip: IPIP cases of "Tunnel basics" (T01, T04, T05) on real skbs through napi_gro_receive. */
+/*
+ * tungro_ipip: IPIP cases of "Tunnel basics" (T01, T04, T05) on real skbs through napi_gro_receive.
+ */
 #include <net/tcp.h>
 
 #include "tungro_kunit.h"
@@ -15,7 +17,9 @@ static void tungro_ipip_t01_eight_merge(struct kunit *test)
 
 static void tungro_ipip_t04_interleaved_flows(struct kunit *test)
 {
-	struct tgk_seg a, b, *ta = tgk_segs(test, 6), *tb = tgk_segs(test, 6), *mixed = tgk_segs(test, 12);
+	struct tgk_seg *ta = tgk_segs(test, 6), *tb = tgk_segs(test, 6);
+	struct tgk_seg *mixed = tgk_segs(test, 12);
+	struct tgk_seg a, b;
 	struct tgk_result *res = kunit_kzalloc(test, sizeof(*res), GFP_KERNEL);
 	struct tgk_opts o = {};
 	unsigned int i;
@@ -31,8 +35,11 @@ static void tungro_ipip_t04_interleaved_flows(struct kunit *test)
 		mixed[2 * i] = ta[i];
 		mixed[2 * i + 1] = tb[i];
 	}
-	/* Held flows complete oldest first at the end of the poll: a's packet, then b's. The round trip inside
-	 * tgk_run checks order within each packet; here each packet carries one flow's 6 segments. */
+	/*
+	 * Held flows complete oldest first at the end of the poll: a's packet, then b's. The round
+	 * trip inside tgk_run checks order within each packet; here each packet carries one flow's
+	 * 6 segments.
+	 */
 	tgk_run(test, mixed, 12, &o, res);
 	KUNIT_ASSERT_EQ(test, res->n, 2u);
 	KUNIT_EXPECT_EQ(test, res->pkt[0].segs, 6u);
@@ -45,8 +52,10 @@ static void tungro_ipip_t05_plain_never_merges_with_ipip(struct kunit *test)
 
 	tgk_default(&t, TGK_IPIP);
 	tgk_default(&p, TGK_PLAIN4);
-	/* Alternate IPIP and plain TCP of the same 4-tuple: each merges with its own kind only (tungro's IPIP
-	 * packet, the kernel's plain one), never with the other. */
+	/*
+	 * Alternate IPIP and plain TCP of the same 4-tuple: each merges with its own kind only
+	 * (tungro's IPIP packet, the kernel's plain one), never with the other.
+	 */
 	tgk_train(segs, 2, &t, 0);
 	segs[2] = segs[1];
 	segs[1] = p;
@@ -57,11 +66,12 @@ static void tungro_ipip_t05_plain_never_merges_with_ipip(struct kunit *test)
 	TGK_CASE(test, segs, 4, 2, 2);
 }
 
-/* tungro's gro_receive/gro_complete called directly on a GRO list the test owns, every skb layout. */
+/* tungro's gro_receive/gro_complete called directly on a test-owned GRO list, every skb layout. */
 static void tungro_ipip_direct_gro_list(struct kunit *test)
 {
 	static const struct tgk_opts layouts[] = {
-		{ .align = 0 }, { .align = 2 }, { .page_frag = true, .align = 0 }, { .page_frag = true, .align = 2 },
+		{ .align = 0 }, { .align = 2 },
+		{ .page_frag = true, .align = 0 }, { .page_frag = true, .align = 2 },
 	};
 	struct tgk_result *res = kunit_kzalloc(test, sizeof(*res), GFP_KERNEL);
 	struct tgk_seg first, *s = tgk_segs(test, 12), *sit = tgk_segs(test, 8);
@@ -83,9 +93,10 @@ static void tungro_ipip_direct_gro_list(struct kunit *test)
 }
 
 /*
- * Loaded mid-flow, and the unload handoff: a packet held without tungro's state (as the kernel's GRO leaves it)
- * is completed by the kernel's own gro_complete, never merged by tungro; here that packet was merged by tungro,
- * so the kernel's completion of a tungro-built GRO packet is checked by the GSO round trip too.
+ * Loaded mid-flow, and the unload handoff: a packet held without tungro's state (as the kernel's
+ * GRO leaves it) is completed by the kernel's own gro_complete, never merged by tungro; here that
+ * packet was merged by tungro, so the kernel's completion of a tungro-built GRO packet is checked
+ * by the GSO round trip too.
  */
 static void tungro_ipip_foreign_held_packet_goes_to_the_kernel(struct kunit *test)
 {
@@ -117,4 +128,5 @@ static struct kunit_suite tungro_ipip_suite = {
 	.suite_exit = tgk_suite_exit,
 	.test_cases = tungro_ipip_cases,
 };
+
 kunit_test_suites(&tungro_ipip_suite);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* tungro_malformed: M01-M08 on real skbs: passed up unmerged, nothing lost, never read past the frame (KASAN
- * kernels catch an over-read; the harness checks every sent frame comes out once). */
+/*
+ * tungro_malformed: M01-M08 on real skbs: passed up unmerged, nothing lost, never read past the
+ * frame (KASAN kernels catch an over-read; the harness checks every sent frame comes out once).
+ */
 #include "tungro_kunit.h"
 
 /* A good train of 5 with segment 3 broken by @breakit; expects the good ones merged around it. */
@@ -11,9 +13,15 @@ static void around(struct kunit *test, void (*breakit)(struct tgk_seg *))
 	tgk_default(&first, TGK_IPIP);
 	tgk_train(s, 5, &first, 0);
 	breakit(&s[2]);
-	/* A segment that parses to no flow has no flow order to keep: track it apart in the harness's order check. */
+	/*
+	 * A segment that parses to no flow has no flow order to keep: track it apart in the
+	 * harness's order check.
+	 */
 	s[2].sport = 40063;
-	/* The broken segment parses to no flow: it goes up at once, ahead of the held 2 (as in the kernel). */
+	/*
+	 * The broken segment parses to no flow: it goes up at once, ahead of the held 2 (as in the
+	 * kernel).
+	 */
 	TGK_CASE(test, s, 5, 1, 2, 2);
 }
 
@@ -46,8 +54,11 @@ static void tungro_malformed_m03_padding(struct kunit *test)
 	tgk_train(s, 4, &first, 0);
 	s[3].payload_len = 2;
 	s[3].padding = 6;
-	/* The held 3 go up first (tungro parses the padded segment's flow, so order is kept), then the padded one
-	 * alone; the harness checks the GRO packet of 3 resegments to exactly the 3 sent frames. */
+	/*
+	 * The held 3 go up first (tungro parses the padded segment's flow, so order is kept), then
+	 * the padded one alone; the harness checks the GRO packet of 3 resegments to exactly the 3
+	 * sent frames.
+	 */
 	TGK_CASE(test, s, 4, 3, 1);
 }
 
@@ -74,7 +85,10 @@ static void tungro_malformed_m07_frame_ends_inside_inner_header(struct kunit *te
 
 	tgk_default(&first, TGK_IPIP);
 	tgk_train(s, 3, &first, 0);
-	/* Outer length says 30 bytes; the frame has 14+20+10 bytes of packet: the inner header is cut. */
+	/*
+	 * Outer length says 30 bytes; the frame has 14+20+10 bytes of packet: the inner header is
+	 * cut.
+	 */
 	s[1].payload_len = 0;
 	s[1].outer_len_delta = -(int)(20 + 20 + 20 - 30);
 	s[1].sport = 40063;	/* parses to no flow: no order to keep (see around()) */
@@ -104,4 +118,5 @@ static struct kunit_suite tungro_malformed_suite = {
 	.suite_exit = tgk_suite_exit,
 	.test_cases = tungro_malformed_cases,
 };
+
 kunit_test_suites(&tungro_malformed_suite);

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* tungro_sit: SIT cases (T02, T03, L13, L14): IPv6 inside IPv4, where only the outer header has an IP ID. */
+/*
+ * tungro_sit: SIT cases (T02, T03, L13, L14): IPv6 inside IPv4, where only the outer header has an
+ * IP ID.
+ */
 #include "tungro_kunit.h"
 
 static void tungro_sit_t02_outer_ids_increment_df_clear(struct kunit *test)
@@ -40,7 +43,8 @@ static void tungro_sit_l13_hop_limit_and_traffic_class(struct kunit *test)
 
 static void tungro_sit_l14_flow_label_separates_flows(struct kunit *test)
 {
-	struct tgk_seg a, b, *ta = tgk_segs(test, 4), *tb = tgk_segs(test, 4), *mixed = tgk_segs(test, 8);
+	struct tgk_seg *ta = tgk_segs(test, 4), *tb = tgk_segs(test, 4), *mixed = tgk_segs(test, 8);
+	struct tgk_seg a, b;
 	unsigned int i;
 
 	tgk_default(&a, TGK_SIT);
@@ -56,7 +60,10 @@ static void tungro_sit_l14_flow_label_separates_flows(struct kunit *test)
 	TGK_CASE(test, mixed, 8, 4, 4);
 }
 
-/* With CHECKSUM_COMPLETE the pulled inner IPv6 header must leave the running sum, or no segment validates. */
+/*
+ * With CHECKSUM_COMPLETE the pulled inner IPv6 header must leave the running sum, or no segment
+ * validates.
+ */
 static void tungro_sit_checksum_complete_merges(struct kunit *test)
 {
 	struct tgk_result *res = kunit_kzalloc(test, sizeof(*res), GFP_KERNEL);
@@ -93,4 +100,5 @@ static struct kunit_suite tungro_sit_suite = {
 	.suite_exit = tgk_suite_exit,
 	.test_cases = tungro_sit_cases,
 };
+
 kunit_test_suites(&tungro_sit_suite);

@@ -157,4 +157,5 @@ static struct kunit_suite tungro_tcp_suite = {
 	.suite_exit = tgk_suite_exit,
 	.test_cases = tungro_tcp_cases,
 };
+
 kunit_test_suites(&tungro_tcp_suite);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * tungro_kunit.h - shared harness of tungro's KUnit suites: builds real sk_buffs from segment descriptions
- * (linear or page-frag, network header at 0 or 2 mod 4), feeds them to the kernel's napi_gro_receive() on a test
- * NAPI instance while tungro's IPIP/SIT offloads are installed, captures what the stack receives after GRO with an
- * rx_handler, and checks every GRO packet by segmenting it again with the kernel's GSO (round-trip oracle).
+ * tungro_kunit.h - shared harness of tungro's KUnit suites: builds real sk_buffs from segment
+ * descriptions (linear or page-frag, network header at 0 or 2 mod 4), feeds them to the kernel's
+ * napi_gro_receive() on a test NAPI instance while tungro's IPIP/SIT offloads are installed,
+ * captures what the stack receives after GRO with an rx_handler, and checks every GRO packet by
+ * segmenting it again with the kernel's GSO (round-trip oracle).
  */
 /*
  * Case list: ../shared/cases/gro-cases.md IDs -> suite / test.
@@ -12,25 +13,35 @@
  *   T05 tungro_ipip/t05_plain_never_merges_with_ipip
  *   L01 tungro_flush/l01_inner_ttl           L02 tungro_flush/l02_outer_ttl
  *   L03 tungro_flush/l03_tos_inner_and_outer L04 tungro_flush/l04_inner_df
- *   L05 L06 tungro_flush/l05_l06_incrementing_and_gap      L07 tungro_flush/l07_fixed_id_sets_fixedid
- *   L08 L09 tungro_flush/l08_l09_fixed_then_incrementing   L10 tungro_flush/l10_per_layer_fixed_id
+ *   L05 L06 tungro_flush/l05_l06_incrementing_and_gap
+ *   L07 tungro_flush/l07_fixed_id_sets_fixedid
+ *   L08 L09 tungro_flush/l08_l09_fixed_then_incrementing
+ *   L10 tungro_flush/l10_per_layer_fixed_id
  *   L11 tungro_flush/l11_outer_random_ids    L12 tungro_flush/l12_df_clear_fixed_id
- *   L13 tungro_sit/l13_hop_limit_and_traffic_class         L14 tungro_sit/l14_flow_label_separates_flows
+ *   L13 tungro_sit/l13_hop_limit_and_traffic_class
+ *   L14 tungro_sit/l14_flow_label_separates_flows
  *   P01 tungro_tcp/p01_psh_ends_packet       P02 tungro_tcp/p02_syn_rst_urg_alone
  *   P03 tungro_tcp/p03_cwr_starts_new_packet P04 tungro_tcp/p04_pure_ack_follows_held
- *   P05 P06 tungro_tcp/p05_p06_ack_and_window P07 tungro_tcp/p07_timestamps   P08 tungro_tcp/p08_seq_gap
- *   P09 P10 tungro_tcp/p09_p10_larger_and_shorter  P11 tungro_tcp/p11_64k_limit  P12 tungro_tcp/p12_bad_checksum
- *   M01 tungro_malformed/m01_ihl   M02 m02_truncated   M03 m03_padding   M04 m04_doff   M05 m05_fragments
- *   M06 m06_nested   M07 m07_frame_ends_inside_inner_header   M08 m08_icmp_passes_through
- *   A01 tungro_layout/a01_cb_fits_and_is_aligned  A02 a02_two_mod_four  A03 a03_same_result_any_byte_order
- *   Direct calls of tungro's gro_receive/gro_complete on a test-owned GRO list: tungro_ipip/direct_gro_list;
- *   a held packet without tungro state (loaded mid-flow; the unload handoff, completed by the kernel's own
- *   callback): tungro_ipip/foreign_held_packet_goes_to_the_kernel; CHECKSUM_COMPLETE: tungro_sit/checksum_complete.
- *   Completion fixups of every case above: tungro_complete/{ipip,sit}_headers, and the GSO round trip of every
- *   GRO packet any test produces (harness.c, tgk_check_wire).
- *   K02 tungro_hardening/k02_gso_arrivals (and histogram_past_64)   K03 k03_inner_length_keeps_order
- *   K04 k04_reserved_flag   K05 k05_pull_shapes   K07 k07_refuses_a_module_offload (the guest check stacks a
- *   real module); issue 7's finding 8: sit_inner_exthdr_to_the_kernel; finding 9: stale_magic_goes_to_the_kernel.
+ *   P05 P06 tungro_tcp/p05_p06_ack_and_window
+ *   P07 tungro_tcp/p07_timestamps            P08 tungro_tcp/p08_seq_gap
+ *   P09 P10 tungro_tcp/p09_p10_larger_and_shorter
+ *   P11 tungro_tcp/p11_64k_limit             P12 tungro_tcp/p12_bad_checksum
+ *   M01 tungro_malformed/m01_ihl   M02 m02_truncated   M03 m03_padding   M04 m04_doff
+ *   M05 m05_fragments   M06 m06_nested   M07 m07_frame_ends_inside_inner_header
+ *   M08 m08_icmp_passes_through
+ *   A01 tungro_layout/a01_cb_fits_and_is_aligned  A02 a02_two_mod_four
+ *   A03 a03_same_result_any_byte_order
+ *   Direct calls of tungro's gro_receive/gro_complete on a test-owned GRO list:
+ *   tungro_ipip/direct_gro_list; a held packet without tungro state (loaded mid-flow; the unload
+ *   handoff, completed by the kernel's own callback):
+ *   tungro_ipip/foreign_held_packet_goes_to_the_kernel; CHECKSUM_COMPLETE:
+ *   tungro_sit/checksum_complete.
+ *   Completion fixups of every case above: tungro_complete/{ipip,sit}_headers, and the GSO round
+ *   trip of every GRO packet any test produces (harness.c, tgk_check_wire).
+ *   K02 tungro_hardening/k02_gso_arrivals (and histogram_past_64)
+ *   K03 k03_inner_length_keeps_order   K04 k04_reserved_flag   K05 k05_pull_shapes
+ *   K07 k07_refuses_a_module_offload (the guest check stacks a real module)
+ *   issue 7's finding 8: sit_inner_exthdr_to_the_kernel; finding 9: stale_magic_goes_to_the_kernel.
  *   K01 (FOU/GUE) and K06 (load/unload under traffic) need real traffic: guest checks (qemu/agent).
  */
 #ifndef TUNGRO_KUNIT_H
@@ -50,7 +61,7 @@ struct tgk_v4 {
 struct tgk_v6 {
 	u8 hop_limit, traffic_class, next_header;	/* next_header 0 -> 6 */
 	u32 flow_label;
-	bool dstopts;		/* an 8-byte destination options header (PadN) between IPv6 and TCP */
+	bool dstopts;		/* an 8-byte destination options header (PadN) before TCP */
 };
 
 struct tgk_seg {
@@ -64,26 +75,33 @@ struct tgk_seg {
 	u8 doff_override;
 	u32 payload_len;
 	int outer_len_delta;	/* added to the outer length field only */
-	u32 padding;		/* bytes after the packet, covered by no length (Ethernet padding) */
-	u32 inner_padding;	/* tunnels: bytes the outer length covers after the inner packet (K03) */
+	u32 padding;		/* bytes after the packet, in no length (Ethernet padding) */
+	u32 inner_padding;	/* tunnels: outer length covers them after the inner packet (K03) */
 	bool bad_csum;
-	u16 gso_segs;		/* > 1: arrives as one GSO skb of gso_segs MSS segments of payload_len / gso_segs
-				 * (on the wire: that many segments, IDs and sequence numbers following) (K02) */
+	/*
+	 * > 1: arrives as one GSO skb of gso_segs MSS segments of payload_len / gso_segs (on the
+	 * wire: that many segments, IDs and sequence numbers following) (K02)
+	 */
+	u16 gso_segs;
 };
 
 /* How the skbs of a run are built. */
 struct tgk_opts {
 	bool page_frag;		/* payload in a page fragment instead of the linear area */
 	unsigned int align;	/* network header address mod 4 (0 or 2) */
-	unsigned int head;	/* page_frag: bytes from the network header kept linear (0: 128) (K05) */
-	bool no_linear;		/* page_frag: nothing linear past the Ethernet header (GRO's frag0 path) */
-	unsigned int frag_split;	/* page_frag: the first page frag ends here, the rest is a second frag */
-	bool clone;		/* hand GRO a clone: its head is shared, so a pull must reallocate it (K05) */
+	unsigned int head;	/* page_frag: bytes from the network header kept linear (0: 128) */
+	bool no_linear;		/* page_frag: nothing linear past the Ethernet header (frag0) */
+	unsigned int frag_split;	/* page_frag: first frag ends here, a second has the rest */
+	bool clone;		/* hand GRO a clone: shared head, a pull must reallocate it (K05) */
 	bool tight;		/* no tailroom: a pull must reallocate the head (K05) */
-	bool csum_complete;	/* device checksum help: CHECKSUM_COMPLETE with skb->csum over the packet */
-	bool inner_ids_free;	/* round trip ignores inner IPv4 IDs: fixed IDs with DF clear come back numbered (L12) */
-	bool stale_magic;	/* tgk_run_direct's forget_after leaves tungro's magic (stale cb bytes) on packets
-				 * older than the install, instead of clearing the word */
+	bool csum_complete;	/* CHECKSUM_COMPLETE device help, skb->csum over the packet */
+	/* round trip ignores inner IPv4 IDs: fixed IDs with DF clear come back numbered (L12) */
+	bool inner_ids_free;
+	/*
+	 * tgk_run_direct's forget_after leaves tungro's magic (stale cb bytes) on packets older
+	 * than the install, instead of clearing the word
+	 */
+	bool stale_magic;
 };
 
 #define TGK_MAX_SEGS 96		/* wire segments of a run (a GSO input counts as its gso_segs) */
@@ -102,7 +120,7 @@ struct tgk_pkt {
 struct tgk_result {
 	unsigned int n;
 	struct tgk_pkt pkt[TGK_MAX_SEGS];
-	unsigned int roundtrip_checked;	/* GRO packets resegmented and compared with their wire segments */
+	unsigned int roundtrip_checked;	/* GRO packets resegmented and compared on the wire */
 };
 
 /* A zeroed array of n segment descriptions, freed with the test (keeps the stack small). */
@@ -114,37 +132,47 @@ static inline struct tgk_seg *tgk_segs(struct kunit *test, unsigned int n)
 	return s;
 }
 
-/* Case defaults of ../shared/cases/gro-cases.md: outer DF 1 ID 0; inner DF 1 ID 1,2,...; ACK; MSS 1400. */
+/* Case defaults (gro-cases.md): outer DF 1 ID 0; inner DF 1 ID 1,2,...; ACK; MSS 1400. */
 void tgk_default(struct tgk_seg *s, enum tgk_encap encap);
-/* Fills n consecutive segments from @first: seq follows payload, inner IPv4 ID += 1, outer ID += outer_id_step. */
-void tgk_train(struct tgk_seg *segs, unsigned int n, const struct tgk_seg *first, int outer_id_step);
+/*
+ * Fills n consecutive segments from @first: seq follows payload, inner IPv4 ID += 1, outer ID +=
+ * outer_id_step.
+ */
+void tgk_train(struct tgk_seg *segs, unsigned int n, const struct tgk_seg *first,
+	       int outer_id_step);
 
-/* Runs one NAPI poll's worth of segments through napi_gro_receive with tungro installed; fills @res and checks
- * each GRO packet by GSO round trip (KUNIT_EXPECT failures on mismatch). */
-void tgk_run(struct kunit *test, const struct tgk_seg *segs, unsigned int n, const struct tgk_opts *opts,
-	     struct tgk_result *res);
+/*
+ * Runs one NAPI poll's worth of segments through napi_gro_receive with tungro installed; fills @res
+ * and checks each GRO packet by GSO round trip (KUNIT_EXPECT failures on mismatch).
+ */
+void tgk_run(struct kunit *test, const struct tgk_seg *segs, unsigned int n,
+	     const struct tgk_opts *opts, struct tgk_result *res);
 
-/* The same, but calling tungro's gro_receive/gro_complete directly on a GRO list the test owns, set up as
- * dev_gro_receive and inet_gro_receive leave it. After segment @forget_after (-1: never) the held packets lose
- * their tungro state, as if the kernel's own GRO had held them before tungro was loaded. */
-void tgk_run_direct(struct kunit *test, const struct tgk_seg *segs, unsigned int n, const struct tgk_opts *opts,
-		    struct tgk_result *res, int forget_after);
+/*
+ * The same, but calling tungro's gro_receive/gro_complete directly on a GRO list the test owns, set
+ * up as dev_gro_receive and inet_gro_receive leave it. After segment @forget_after (-1: never) the
+ * held packets lose their tungro state, as if the kernel's own GRO had held them before tungro was
+ * loaded.
+ */
+void tgk_run_direct(struct kunit *test, const struct tgk_seg *segs, unsigned int n,
+		    const struct tgk_opts *opts, struct tgk_result *res, int forget_after);
 
 /* Expects the delivered packets to hold exactly the given segment counts, in order. */
-void tgk_expect_counts(struct kunit *test, const struct tgk_result *res, const unsigned int *counts, unsigned int n);
-#define TGK_EXPECT(test, res, ...)                                                                               \
-	do {                                                                                                    \
-		static const unsigned int __c[] = { __VA_ARGS__ };                                               \
-		tgk_expect_counts(test, res, __c, ARRAY_SIZE(__c));                                             \
+void tgk_expect_counts(struct kunit *test, const struct tgk_result *res,
+		       const unsigned int *counts, unsigned int n);
+#define TGK_EXPECT(test, res, ...)						\
+	do {									\
+		static const unsigned int __c[] = { __VA_ARGS__ };		\
+		tgk_expect_counts(test, res, __c, ARRAY_SIZE(__c));		\
 	} while (0)
 
-/* Runs @segs with every skb layout (linear/page-frag x align 0/2) and expects the same counts each time. */
-void tgk_run_all_layouts(struct kunit *test, const struct tgk_seg *segs, unsigned int n, const unsigned int *counts,
-			 unsigned int ncounts);
-#define TGK_CASE(test, segs, n, ...)                                                                             \
-	do {                                                                                                    \
-		static const unsigned int __c[] = { __VA_ARGS__ };                                               \
-		tgk_run_all_layouts(test, segs, n, __c, ARRAY_SIZE(__c));                                       \
+/* Runs @segs with every skb layout (linear/page-frag x align 0/2), expecting the same counts. */
+void tgk_run_all_layouts(struct kunit *test, const struct tgk_seg *segs, unsigned int n,
+			 const unsigned int *counts, unsigned int ncounts);
+#define TGK_CASE(test, segs, n, ...)						\
+	do {									\
+		static const unsigned int __c[] = { __VA_ARGS__ };		\
+		tgk_run_all_layouts(test, segs, n, __c, ARRAY_SIZE(__c));	\
 	} while (0)
 
 /* Suite hooks: install tungro's offloads and the test device for the suite; remove them after. */

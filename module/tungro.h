@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* tungro.h - declarations shared by the C glue files of tungro.ko (and of tungro_kunit.ko, which links them). */
+/* tungro.h - declarations shared by the C glue of tungro.ko (and tungro_kunit.ko, linking it). */
 #ifndef TUNGRO_H
 #define TUNGRO_H
 
@@ -11,21 +11,33 @@
 #include "../cxxcore/include/tungro_core.h"
 
 /*
- * Counters, one u64 each per CPU, summed by debugfs tungro/stats. Every skb tungro's gro_receive sees ends in
- * exactly one of held, merged, passed or delegated.
+ * Counters, one u64 each per CPU, summed by debugfs tungro/stats. Every skb tungro's gro_receive
+ * sees ends in exactly one of held, merged, passed or delegated.
  */
 enum tungro_stat {
-	TUNGRO_S_SEEN,			/* skbs entering tungro's gro_receive */
-	TUNGRO_S_HELD,			/* started a new GRO packet */
-	TUNGRO_S_MERGED,		/* appended to a held GRO packet */
-	TUNGRO_S_PASSED,		/* delivered unmerged (GRO_NORMAL) */
-	TUNGRO_S_DELEGATED,		/* handed to the kernel's own tunnel GRO (not TCP, FOU/GUE, IPv6 ext hdrs) */
-	TUNGRO_S_COMPLETED,		/* GRO packets of 2+ segments completed by tungro's gro_complete */
-	TUNGRO_S_FOREIGN_COMPLETED,	/* held packets tungro did not build (held before the load, or by a
-					 * delegated callback), completed by the kernel's callback */
-	TUNGRO_S_COMPLETE_FALLBACK,	/* marked as tungro's but not completable by the core: kernel's callback */
-	TUNGRO_S_HIST,			/* TGC_HIST_BUCKETS: segments per completed GRO packet (2+) */
-	TUNGRO_S_REASON = TUNGRO_S_HIST + TGC_HIST_BUCKETS,	/* TGC_R_COUNT: enum tgc_reason */
+	/* skbs entering tungro's gro_receive */
+	TUNGRO_S_SEEN,
+	/* started a new GRO packet */
+	TUNGRO_S_HELD,
+	/* appended to a held GRO packet */
+	TUNGRO_S_MERGED,
+	/* delivered unmerged (GRO_NORMAL) */
+	TUNGRO_S_PASSED,
+	/* handed to the kernel's own tunnel GRO (not TCP, FOU/GUE, IPv6 extension headers) */
+	TUNGRO_S_DELEGATED,
+	/* GRO packets of 2+ segments completed by tungro's gro_complete */
+	TUNGRO_S_COMPLETED,
+	/*
+	 * held packets tungro did not build (held before the load, or by a delegated callback),
+	 * completed by the kernel's callback
+	 */
+	TUNGRO_S_FOREIGN_COMPLETED,
+	/* marked as tungro's but not completable by the core: kernel's callback */
+	TUNGRO_S_COMPLETE_FALLBACK,
+	/* TGC_HIST_BUCKETS counters: segments per completed GRO packet (2+) */
+	TUNGRO_S_HIST,
+	/* TGC_R_COUNT counters, one per enum tgc_reason */
+	TUNGRO_S_REASON = TUNGRO_S_HIST + TGC_HIST_BUCKETS,
 	TUNGRO_S_COUNT = TUNGRO_S_REASON + TGC_R_COUNT
 };
 
@@ -36,7 +48,7 @@ struct tungro_pcpu_stats {
 
 DECLARE_PER_CPU(struct tungro_pcpu_stats, tungro_stats);
 
-/* Adds @n to counter @idx of this CPU. Callers run in BH context (GRO), which keeps one writer per CPU. */
+/* Adds @n to counter @idx of this CPU. Callers run in BH context (GRO): one writer per CPU. */
 static inline void tungro_count(unsigned int idx, u64 n)
 {
 	struct tungro_pcpu_stats *s = this_cpu_ptr(&tungro_stats);
@@ -56,9 +68,9 @@ static inline void tungro_count_reason(unsigned int reason)
 u64 tungro_stat_sum(unsigned int idx);
 
 /*
- * One protocol slot of inet_offloads[] that tungro takes over. @orig is the kernel's own built-in offload, saved
- * before tungro's is published (read it with tungro_orig()); @ours carries the kernel's gso_segment and tungro's
- * gro_receive/gro_complete.
+ * One protocol slot of inet_offloads[] that tungro takes over. @orig is the kernel's own built-in
+ * offload, saved before tungro's is published (read it with tungro_orig()); @ours carries the
+ * kernel's gso_segment and tungro's gro_receive/gro_complete.
  */
 struct tungro_slot {
 	const char *name;		/* "IPIP", "SIT": for messages */
@@ -70,13 +82,14 @@ struct tungro_slot {
 
 extern struct tungro_slot tungro_slot_ipip;
 extern struct tungro_slot tungro_slot_sit;
-/* jiffies once every CPU sees tungro's slots: a held packet older than this was held by the kernel's own GRO. */
+/* jiffies once every CPU sees tungro's slots: a held packet older than this is the kernel's. */
 extern unsigned long tungro_installed_at;
 
 /*
- * The kernel's offload behind @slot, for a caller that was reached through tungro's published callbacks. The
- * pointer is stored before the publishing cmpxchg (a full barrier); a CPU that already loaded the slot but reads
- * a stale NULL here orders its loads and reads again, so it never calls through NULL (finding 1 of issue 7).
+ * The kernel's offload behind @slot, for a caller that was reached through tungro's published
+ * callbacks. The pointer is stored before the publishing cmpxchg (a full barrier); a CPU that
+ * already loaded the slot but reads a stale NULL here orders its loads and reads again, so it never
+ * calls through NULL (finding 1 of issue 7).
  */
 static inline const struct net_offload *tungro_orig(const struct tungro_slot *slot)
 {
@@ -95,16 +108,18 @@ int tungro_ipip_gro_complete(struct sk_buff *skb, int nhoff);
 int tungro_sit_gro_complete(struct sk_buff *skb, int nhoff);
 
 /*
- * Installs tungro's IPIP and SIT offloads, saving the kernel's. Refuses (-EBUSY, with a message naming what is
- * there) a slot that does not hold the kernel's own built-in offload: stacking on another module's hooks would
- * leave one of us calling into freed memory when the other unloads. Returns 0, -ENOENT or -EBUSY; sleeps (it
- * waits for every CPU to see the new slots and for jiffies to pass the install, see tungro_installed_at).
+ * Installs tungro's IPIP and SIT offloads, saving the kernel's. Refuses (-EBUSY, with a message
+ * naming what is there) a slot that does not hold the kernel's own built-in offload: stacking on
+ * another module's hooks would leave one of us calling into freed memory when the other unloads.
+ * Returns 0, -ENOENT or -EBUSY; sleeps (it waits for every CPU to see the new slots and for jiffies
+ * to pass the install, see tungro_installed_at).
  */
 int tungro_offloads_install(void);
 /*
- * Restores the kernel's offloads and waits until no CPU runs tungro's callbacks. If another module has stacked
- * its own offload on top of tungro's, says so and waits (logging every 10 s) for that module to put tungro's
- * back: freeing tungro's code under it would leave a dangling pointer in inet_offloads[].
+ * Restores the kernel's offloads and waits until no CPU runs tungro's callbacks. If another module
+ * has stacked its own offload on top of tungro's, says so and waits (logging every 10 s) for that
+ * module to put tungro's back: freeing tungro's code under it would leave a dangling pointer in
+ * inet_offloads[].
  */
 void tungro_offloads_remove(void);
 

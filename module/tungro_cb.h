@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * tungro_cb.h - tungro's per-skb GRO state in skb->cb, after the kernel's struct napi_gro_cb, and the layout
- * asserts for every struct that lives in skb->cb or crosses the C/C++ boundary (case A01).
+ * tungro_cb.h - tungro's per-skb GRO state in skb->cb, after the kernel's struct napi_gro_cb, and
+ * the layout asserts for every struct in skb->cb or crossing the C/C++ boundary (case A01).
  *
- * The 2024 upstream break: a group of napi_gro_cb read and zeroed as one u32 was 4-aligned on x86 but only
- * 2-aligned on m68k, where u32 aligns to 2. tungro_gro_cb is read as one 32-bit word too, so its alignment is
- * explicit (__aligned(4) and a 4-aligned offset), never left to the arch, and asserted here on every arch.
+ * The 2024 upstream break: a group of napi_gro_cb read and zeroed as one u32 was 4-aligned on x86
+ * but only 2-aligned on m68k, where u32 aligns to 2. tungro_gro_cb is read as one 32-bit word too,
+ * so its alignment is explicit (__aligned(4) and a 4-aligned offset), never left to the arch, and
+ * asserted here on every arch.
  */
 #ifndef TUNGRO_CB_H
 #define TUNGRO_CB_H
@@ -19,35 +20,38 @@
 #include "../cxxcore/include/tungro_core.h"
 
 /*
- * Marks an skb that tungro's gro_receive held. The bytes after napi_gro_cb are not cleared by the kernel, so a
- * packet the kernel's GRO held before tungro was installed may carry anything there, this value included: the
- * magic alone never decides (tungro_held_by_us()).
+ * Marks an skb that tungro's gro_receive held. The bytes after napi_gro_cb are not cleared by the
+ * kernel, so a packet the kernel's GRO held before tungro was installed may carry anything there,
+ * this value included: the magic alone never decides (tungro_held_by_us()).
  */
 #define TUNGRO_CB_MAGIC 0x7467	/* "tg" */
 
 #ifndef TUNGRO_LAYOUT_SELFTEST
 #define TUNGRO_CB_ALIGN __aligned(4)
-/* Right after napi_gro_cb, rounded up to 4 explicitly: the arch's alignment of u32 is never trusted. */
+/* Right after napi_gro_cb, rounded up to 4 explicitly: the arch's u32 alignment is not trusted. */
 #define TUNGRO_CB_OFFSET ALIGN(sizeof(struct napi_gro_cb), 4)
 #else
 /*
- * Build knob for the negative proof (make cross-check TUNGRO_LAYOUT_SELFTEST=1): the 2024 mistake on purpose. The
- * group is placed after a u16 with only the arch's natural u32 alignment: offset 4 on x86 (passes, as upstream did
- * on x86), offset 2 on m68k where u32 aligns to 2. The asserts below must fail there and name the field.
+ * Build knob for the negative proof (make cross-check TUNGRO_LAYOUT_SELFTEST=1): the 2024 mistake
+ * on purpose. The group is placed after a u16 with only the arch's natural u32 alignment: offset 4
+ * on x86 (passes, as upstream did on x86), offset 2 on m68k where u32 aligns to 2. The asserts
+ * below must fail there and name the field.
  */
 struct tungro_selftest_pair {
 	u16 half;
 	u32 word;
 };
+
 #define TUNGRO_CB_ALIGN
-#define TUNGRO_CB_OFFSET (ALIGN(sizeof(struct napi_gro_cb), 4) + offsetof(struct tungro_selftest_pair, word))
+#define TUNGRO_CB_OFFSET \
+	(ALIGN(sizeof(struct napi_gro_cb), 4) + offsetof(struct tungro_selftest_pair, word))
 #endif
 
 struct tungro_gro_cb {
 	union {
 		struct {
 			u16 magic;	/* TUNGRO_CB_MAGIC */
-			u8 id_state;	/* TGC_ID_FIXED() bits of the held packet (core's struct tgc_held.id_state) */
+			u8 id_state;	/* TGC_ID_FIXED() bits (the core's tgc_held.id_state) */
 			u8 reserved;	/* zero */
 		};
 		u32 word;		/* the group, initialised as one 32-bit store */
@@ -60,21 +64,23 @@ static inline struct tungro_gro_cb *TUNGRO_CB(const struct sk_buff *skb)
 }
 
 /*
- * Whether held packet @p was built by tungro's gro_receive (else the kernel's GRO held it, and the kernel's own
- * callbacks must complete it). Every skb that reaches tungro's gro_receive gets its word written (the magic when
- * held, zero otherwise, delegated ones included); the only skbs in tungro's slots that never passed through it
- * are those the kernel held before the slots changed, and those are older than tungro_installed_at. The age test
- * runs only in the first second after the install (a held packet lives one NAPI poll, or gro_flush_timeout), so
- * the wrap-around of jiffies never matters. A wrong "no" costs one merge: the packet goes to the kernel's
- * callbacks, which accept tungro's packets. A wrong "yes" needs a kernel-held packet older than the install still
- * held a second later (a gro_flush_timeout over a second) with stale bytes equal to the magic; gro_complete then
- * falls back to the kernel's callback if the core cannot complete it.
+ * Whether held packet @p was built by tungro's gro_receive (else the kernel's GRO held it, and the
+ * kernel's own callbacks must complete it). Every skb that reaches tungro's gro_receive gets its
+ * word written (the magic when held, zero otherwise, delegated ones included); the only skbs in
+ * tungro's slots that never passed through it are those the kernel held before the slots changed,
+ * and those are older than tungro_installed_at. The age test runs only in the first second after
+ * the install (a held packet lives one NAPI poll, or gro_flush_timeout), so the wrap-around of
+ * jiffies never matters. A wrong "no" costs one merge: the packet goes to the kernel's callbacks,
+ * which accept tungro's packets. A wrong "yes" needs a kernel-held packet older than the install
+ * still held a second later (a gro_flush_timeout over a second) with stale bytes equal to the
+ * magic; gro_complete then falls back to the kernel's callback if the core cannot complete it.
  */
 static inline bool tungro_held_by_us(const struct sk_buff *p, unsigned long installed_at)
 {
 	if (TUNGRO_CB(p)->magic != TUNGRO_CB_MAGIC)
 		return false;
-	return !time_before(jiffies, installed_at + HZ) || time_after(NAPI_GRO_CB(p)->age, installed_at);
+	return !time_before(jiffies, installed_at + HZ) ||
+	       time_after(NAPI_GRO_CB(p)->age, installed_at);
 }
 
 /* One place for every layout fact; checked at build time on every arch tungro builds for. */
@@ -84,19 +90,26 @@ static inline void tungro_layout_asserts(void)
 	BUILD_BUG_ON_MSG(__alignof__(struct tungro_gro_cb) != 4,
 			 "tungro_gro_cb: alignment must be 4 (it is read as one u32; m68k aligns u32 to 2)");
 	BUILD_BUG_ON_MSG(offsetof(struct tungro_gro_cb, magic) != 0, "tungro_gro_cb.magic: offset");
-	BUILD_BUG_ON_MSG(offsetof(struct tungro_gro_cb, id_state) != 2, "tungro_gro_cb.id_state: offset");
-	BUILD_BUG_ON_MSG(offsetof(struct tungro_gro_cb, reserved) != 3, "tungro_gro_cb.reserved: offset");
+	BUILD_BUG_ON_MSG(offsetof(struct tungro_gro_cb, id_state) != 2,
+			 "tungro_gro_cb.id_state: offset");
+	BUILD_BUG_ON_MSG(offsetof(struct tungro_gro_cb, reserved) != 3,
+			 "tungro_gro_cb.reserved: offset");
 	BUILD_BUG_ON_MSG(offsetof(struct tungro_gro_cb, word) != 0, "tungro_gro_cb.word: offset");
 	BUILD_BUG_ON_MSG(TUNGRO_CB_OFFSET % 4 != 0,
 			 "tungro_gro_cb.word (magic+id_state, one u32) must sit 4-aligned in skb->cb");
-	BUILD_BUG_ON_MSG(TUNGRO_CB_OFFSET + sizeof(struct tungro_gro_cb) > sizeof_field(struct sk_buff, cb),
+	BUILD_BUG_ON_MSG(TUNGRO_CB_OFFSET + sizeof(struct tungro_gro_cb) >
+			 sizeof_field(struct sk_buff, cb),
 			 "tungro_gro_cb does not fit in skb->cb after napi_gro_cb");
-	/* skb->cb itself is 8-aligned in struct sk_buff on every arch, so a 4-aligned offset is a 4-aligned address. */
+	/*
+	 * skb->cb itself is 8-aligned in struct sk_buff on every arch, so a 4-aligned offset is a
+	 * 4-aligned address.
+	 */
 	BUILD_BUG_ON_MSG(offsetof(struct sk_buff, cb) % 4 != 0, "skb->cb must be 4-aligned");
 	/* The kernel's own u32 group, the one that broke m68k in 2024. */
-	BUILD_BUG_ON_MSG(offsetof(struct napi_gro_cb, zeroed) % 4 != 0, "napi_gro_cb.zeroed must be 4-aligned");
+	BUILD_BUG_ON_MSG(offsetof(struct napi_gro_cb, zeroed) % 4 != 0,
+			 "napi_gro_cb.zeroed must be 4-aligned");
 
-	/* Structs shared with the C++ core are pinned next to their definitions in tungro_core.h. */
+	/* Structs shared with the C++ core are pinned next to their definitions (tungro_core.h). */
 }
 
 #endif /* TUNGRO_CB_H */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* tungro_main.c - module load and unload: layout asserts, stats, and the offload swap of tungro_offload.c. */
+/* tungro_main.c - module load and unload: layout asserts, stats, the offload swap. */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>

@@ -2,18 +2,20 @@
 /*
  * tungro_offload.c - swap the kernel's IPIP and SIT GRO callbacks for tungro's and back.
  *
- * inet_offloads[IPPROTO_IPIP] and inet_offloads[IPPROTO_IPV6] are RCU pointers read by inet_gro_receive() and
- * inet_gro_complete() in softirq context (and by fou/gue's gro callbacks). tungro publishes its own net_offload
- * with one cmpxchg per protocol (never a window with no offload, unlike inet_del_offload + inet_add_offload),
- * keeps the kernel's gso_segment so GSO of tunnel packets is untouched, and on removal puts the saved pointer
- * back and waits for every CPU to leave its GRO section (synchronize_net) before tungro's code may go away.
- * Packets tungro holds at that moment complete through the kernel's own callbacks, which accept them: tungro
- * keeps the kernel's skb conventions (network_offsets, transport header, count, gso_size, ip_fixedid).
+ * inet_offloads[IPPROTO_IPIP] and inet_offloads[IPPROTO_IPV6] are RCU pointers read by
+ * inet_gro_receive() and inet_gro_complete() in softirq context (and by fou/gue's gro callbacks).
+ * tungro publishes its own net_offload with one cmpxchg per protocol (never a window with no
+ * offload, unlike inet_del_offload + inet_add_offload), keeps the kernel's gso_segment so GSO of
+ * tunnel packets is untouched, and on removal puts the saved pointer back and waits for every CPU
+ * to leave its GRO section (synchronize_net) before tungro's code may go away. Packets tungro holds
+ * at that moment complete through the kernel's own callbacks, which accept them: tungro keeps the
+ * kernel's skb conventions (network_offsets, transport header, count, gso_size, ip_fixedid).
  *
- * Only the kernel's own offload is ever replaced. Its net_offload structs are static in built-in code
- * (net/ipv4/af_inet.c, net/ipv6/ip6_offload.c), so a slot pointing into module or vmalloc space belongs to some
- * module that stacked there; tungro refuses to stack on it, since whichever of the two unloads first would leave
- * the other calling into freed text (finding 2 of issue 7, case K07).
+ * Only the kernel's own offload is ever replaced. Its net_offload structs are static in built-in
+ * code (net/ipv4/af_inet.c, net/ipv6/ip6_offload.c), so a slot pointing into module or vmalloc
+ * space belongs to some module that stacked there; tungro refuses to stack on it, since whichever
+ * of the two unloads first would leave the other calling into freed text (finding 2 of issue 7,
+ * case K07).
  */
 #define pr_fmt(fmt) "tungro: " fmt	/* also linked into tungro_kunit.ko: one name in the log */
 
@@ -39,38 +41,42 @@ static const struct net_offload *tungro_slot_now(const struct tungro_slot *s)
 	return rcu_dereference_protected(*tungro_slot_ptr(s), 1);
 }
 
-/* Whether @ops is the kernel's built-in offload: not in module or vmalloc space, with both GRO callbacks. */
+/* Whether @ops is the kernel's built-in offload: both GRO callbacks, not in module/vmalloc space */
 static bool tungro_is_kernels(const struct net_offload *ops)
 {
 	return ops && !is_vmalloc_or_module_addr(ops) && ops->callbacks.gro_receive &&
-	       ops->callbacks.gro_complete && !is_vmalloc_or_module_addr(ops->callbacks.gro_receive);
+	       ops->callbacks.gro_complete &&
+	       !is_vmalloc_or_module_addr(ops->callbacks.gro_receive);
 }
 
 /* Publishes tungro's offload in @s's slot, saving the kernel's first. 0, -ENOENT or -EBUSY. */
-static int tungro_swap_in(struct tungro_slot *s, struct sk_buff *(*rx)(struct list_head *, struct sk_buff *),
+static int tungro_swap_in(struct tungro_slot *s,
+			  struct sk_buff *(*rx)(struct list_head *, struct sk_buff *),
 			  int (*complete)(struct sk_buff *, int))
 {
 	const struct net_offload *orig = tungro_slot_now(s);
 
 	if (!orig || !orig->callbacks.gro_receive) {
-		pr_err("no GRO offload for IP protocol %d (%s): is CONFIG_NET_IPIP/CONFIG_IPV6_SIT off?\n", s->proto,
-		       s->name);
+		pr_err("no GRO offload for IP protocol %d (%s): is CONFIG_NET_IPIP/CONFIG_IPV6_SIT off?\n",
+		       s->proto, s->name);
 		return -ENOENT;
 	}
 	if (!tungro_is_kernels(orig)) {
 		pr_err("refusing to load: inet_offloads[%d] (%s) holds another module's offload (gro_receive %ps, gro_complete %ps), not the kernel's; unload that module first\n",
-		       s->proto, s->name, orig->callbacks.gro_receive, orig->callbacks.gro_complete);
+		       s->proto, s->name, orig->callbacks.gro_receive,
+		       orig->callbacks.gro_complete);
 		return -EBUSY;
 	}
 	s->ours.flags = orig->flags;
 	s->ours.callbacks.gso_segment = orig->callbacks.gso_segment;
 	s->ours.callbacks.gro_receive = rx;
 	s->ours.callbacks.gro_complete = complete;
-	/* Saved before it can be needed: the cmpxchg below is a full barrier (see tungro_orig()). */
+	/* Saved before it can be needed: the cmpxchg below is a full barrier (tungro_orig()). */
 	WRITE_ONCE(s->orig, orig);
-	if (cmpxchg((const struct net_offload __force **)tungro_slot_ptr(s), orig, &s->ours) != orig) {
-		pr_err("refusing to load: inet_offloads[%d] (%s) changed while tungro was installing\n", s->proto,
-		       s->name);
+	if (cmpxchg((const struct net_offload __force **)tungro_slot_ptr(s), orig,
+		    &s->ours) != orig) {
+		pr_err("refusing to load: inet_offloads[%d] (%s) changed while tungro was installing\n",
+		       s->proto, s->name);
 		return -EBUSY;
 	}
 	s->installed = true;
@@ -78,9 +84,9 @@ static int tungro_swap_in(struct tungro_slot *s, struct sk_buff *(*rx)(struct li
 }
 
 /*
- * Puts the kernel's offload back in @s's slot. If another module stacked on tungro's offload, waits for it to put
- * tungro's back (its own unload does, if it saved what it replaced), however long that takes: the alternative is
- * a slot that reaches tungro's freed code through that module.
+ * Puts the kernel's offload back in @s's slot. If another module stacked on tungro's offload, waits
+ * for it to put tungro's back (its own unload does, if it saved what it replaced), however long
+ * that takes: the alternative is a slot that reaches tungro's freed code through that module.
  */
 static void tungro_swap_out(struct tungro_slot *s)
 {
@@ -91,7 +97,8 @@ static void tungro_swap_out(struct tungro_slot *s)
 	for (;;) {
 		const struct net_offload *cur;
 
-		cur = cmpxchg((const struct net_offload __force **)tungro_slot_ptr(s), &s->ours, s->orig);
+		cur = cmpxchg((const struct net_offload __force **)tungro_slot_ptr(s), &s->ours,
+			      s->orig);
 		if (cur == &s->ours)
 			break;
 		if (cur == s->orig) {
@@ -101,15 +108,15 @@ static void tungro_swap_out(struct tungro_slot *s)
 		}
 		if (waited % 100 == 0)
 			pr_err("cannot unload yet: inet_offloads[%d] (%s) holds another module's offload stacked on tungro's (gro_receive %ps, gro_complete %ps); waiting %u s for it to put tungro's back (unload that module)\n",
-			       s->proto, s->name, cur->callbacks.gro_receive, cur->callbacks.gro_complete,
-			       waited / 10);
+			       s->proto, s->name, cur->callbacks.gro_receive,
+			       cur->callbacks.gro_complete, waited / 10);
 		/* TASK_IDLE: rmmod may wait long here without tripping the hung-task detector. */
 		schedule_timeout_idle(HZ / 10);
 		waited++;
 	}
 	if (waited)
-		pr_info("inet_offloads[%d] (%s) given back to the kernel after %u s\n", s->proto, s->name,
-			waited / 10);
+		pr_info("inet_offloads[%d] (%s) given back to the kernel after %u s\n", s->proto,
+			s->name, waited / 10);
 	s->installed = false;
 }
 
@@ -127,9 +134,10 @@ int tungro_offloads_install(void)
 		return err;
 	}
 	/*
-	 * Every CPU that read the old slots has left its GRO section: whatever the kernel's GRO held through them
-	 * is now older than tungro_installed_at. Wait for jiffies to move on, so that everything held from here
-	 * on is younger and tungro's own held packets are told apart by their age (tungro_cb.h).
+	 * Every CPU that read the old slots has left its GRO section: whatever the kernel's GRO
+	 * held through them is now older than tungro_installed_at. Wait for jiffies to move on, so
+	 * that everything held from here on is younger and tungro's own held packets are told apart
+	 * by their age (tungro_cb.h).
 	 */
 	synchronize_net();
 	WRITE_ONCE(tungro_installed_at, jiffies);
@@ -142,6 +150,9 @@ void tungro_offloads_remove(void)
 {
 	tungro_swap_out(&tungro_slot_sit);
 	tungro_swap_out(&tungro_slot_ipip);
-	/* No CPU is inside tungro's callbacks after this: they run under rcu_read_lock in NAPI/softirq context. */
+	/*
+	 * No CPU is inside tungro's callbacks after this: they run under rcu_read_lock in
+	 * NAPI/softirq context.
+	 */
 	synchronize_net();
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* tungro_stats.c - per-CPU counters and debugfs tungro/stats ("key value" lines, readable with cat). */
+/* tungro_stats.c - per-CPU counters and debugfs tungro/stats ("key value" lines, for cat). */
 #define pr_fmt(fmt) "tungro: " fmt	/* also linked into tungro_kunit.ko: one name in the log */
 
 #include <linux/debugfs.h>
@@ -11,8 +11,10 @@ DEFINE_PER_CPU(struct tungro_pcpu_stats, tungro_stats);
 
 static struct dentry *tungro_debugfs_dir;
 
-/* Names of the histogram buckets of tgc_hist_bucket(), for GRO packets of 2+ segments (bucket 0 is never used:
- * the kernel does not call gro_complete for a one-segment packet). */
+/*
+ * Names of the histogram buckets of tgc_hist_bucket(), for GRO packets of 2+ segments (bucket 0 is
+ * never used: the kernel does not call gro_complete for a one-segment packet).
+ */
 static const char *const tungro_hist_names[TGC_HIST_BUCKETS] = {
 	"1", "2", "3_4", "5_8", "9_16", "17_32", "33_64", "65_up",
 };
@@ -57,26 +59,35 @@ static int tungro_stats_show(struct seq_file *m, void *unused)
 		{ "complete_fallback", TUNGRO_S_COMPLETE_FALLBACK },
 	};
 	u64 held = tungro_stat_sum(TUNGRO_S_HELD), passed = tungro_stat_sum(TUNGRO_S_PASSED);
-	u64 ended = tungro_stat_sum(TUNGRO_S_COMPLETED) + tungro_stat_sum(TUNGRO_S_COMPLETE_FALLBACK);
+	u64 ended = tungro_stat_sum(TUNGRO_S_COMPLETED) +
+		    tungro_stat_sum(TUNGRO_S_COMPLETE_FALLBACK);
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(plain); i++)
 		seq_printf(m, "%s %llu\n", plain[i].name, tungro_stat_sum(plain[i].idx));
-	/* Every GRO packet tungro starts (held or passed) is delivered exactly once, now or when its poll ends. */
+	/*
+	 * Every GRO packet tungro starts (held or passed) is delivered exactly once, now or when
+	 * its poll ends.
+	 */
 	seq_printf(m, "gro_packets %llu\n", held + passed);
-	/* Delivered as one segment: the passed ones. Held ones that got no second segment are not seen by tungro
-	 * (the kernel completes them without a callback), so they are counted with those still held right now. */
+	/*
+	 * Delivered as one segment: the passed ones. Held ones that got no second segment are not
+	 * seen by tungro (the kernel completes them without a callback), so they are counted with
+	 * those still held right now.
+	 */
 	seq_printf(m, "segs_1_passed %llu\n", passed);
 	seq_printf(m, "held_1_or_open %llu\n", held - min(ended, held));
 	for (i = 1; i < TGC_HIST_BUCKETS; i++)
-		seq_printf(m, "segs_%s %llu\n", tungro_hist_names[i], tungro_stat_sum(TUNGRO_S_HIST + i));
+		seq_printf(m, "segs_%s %llu\n", tungro_hist_names[i],
+			   tungro_stat_sum(TUNGRO_S_HIST + i));
 	for (i = 1; i < TGC_R_COUNT; i++)
-		seq_printf(m, "flush_%s %llu\n", tgc_reason_name(i), tungro_stat_sum(TUNGRO_S_REASON + i));
+		seq_printf(m, "flush_%s %llu\n", tgc_reason_name(i),
+			   tungro_stat_sum(TUNGRO_S_REASON + i));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(tungro_stats);
 
-/* debugfs failures are not errors for a module (debugfs may be off): the stats file is then just absent. */
+/* debugfs failures are not errors for a module (debugfs may be off): the stats file is absent. */
 void tungro_debugfs_init(void)
 {
 	tungro_debugfs_dir = debugfs_create_dir("tungro", NULL);

@@ -20,6 +20,8 @@ PKGS=(
   g++ cmake libgtest-dev libgmock-dev libbenchmark-dev libpcap-dev pkg-config
   # fuzzing of the core (libFuzzer)
   clang-14 libclang-rt-14-dev
+  # make lint: sparse through Kbuild (make C=2), clang-tidy on the core (checkpatch is the kernel source's)
+  sparse clang-tidy-14
   # make bench: DPDK's librte_gro as the reference
   libdpdk-dev
 )

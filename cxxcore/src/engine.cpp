@@ -96,7 +96,7 @@ void *rx_find(void *ctx, const tgc_pkt *pkt, const u8 *hdr, tgc_held *held)
 	tgc_engine *e = rx->e;
 	rx->hash = (e->flags & TGC_ENGINE_CALLER_HASH) ? rx->seg->hash : tgc_flow_hash(pkt, hdr);
 	rx->bucket = rx->hash % e->buckets;
-	Flow *b = e->flows + rx->bucket * e->nflows;
+	Flow *b = e->flows + static_cast<__SIZE_TYPE__>(rx->bucket) * e->nflows;
 	for (u32 i = 0; i < e->nflows; i++) {
 		Flow *f = &b[i];
 		if (!f->held || f->hash != rx->hash || f->first.encap != pkt->encap ||
@@ -144,11 +144,11 @@ constexpr tgc_rx_ops kRxOps = {nullptr, rx_find, rx_append};
 // A free slot of the bucket, after completing its oldest flow when there is none.
 Flow *slot_for(tgc_engine *e, u32 bucket)
 {
-	Flow *b = e->flows + bucket * e->nflows, *oldest = nullptr;
+	Flow *b = e->flows + static_cast<__SIZE_TYPE__>(bucket) * e->nflows, *oldest = b; // nflows >= 1 (init)
 	for (u32 i = 0; i < e->nflows; i++) {
 		if (!b[i].held)
 			return &b[i];
-		if (!oldest || older(b[i].serial, oldest->serial))
+		if (older(b[i].serial, oldest->serial))
 			oldest = &b[i];
 	}
 	complete(e, oldest, TGC_DONE_EVICT);
@@ -178,7 +178,7 @@ void hold(tgc_engine *e, const Rx &rx, const tgc_pkt &pkt)
 // Completes the held flows of one bucket, oldest first; with @before, only those that arrived before it.
 void flush_bucket(tgc_engine *e, u32 bucket, bool all, u32 before)
 {
-	Flow *b = e->flows + bucket * e->nflows;
+	Flow *b = e->flows + static_cast<__SIZE_TYPE__>(bucket) * e->nflows;
 	for (;;) {
 		Flow *oldest = nullptr;
 		for (u32 i = 0; i < e->nflows; i++)
@@ -215,12 +215,14 @@ extern "C" tgc_engine *tgc_engine_init(void *mem, u32 size, u32 buckets, u32 flo
 				       const tgc_engine_ops *ops, void *ctx)
 {
 	const u32 need = tgc_engine_size(buckets, flows);
+	// NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast): an address's alignment, nothing dereferenced
 	if (!mem || !need || size < need || (reinterpret_cast<__UINTPTR_TYPE__>(mem) & 7u) || !ops || !ops->append ||
 	    !ops->complete || !ops->deliver)
 		return nullptr;
 	tgc_engine *e = static_cast<tgc_engine *>(mem);
 	e->ops = ops;
 	e->ctx = ctx;
+	// NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast): the caller's memory carved into the table
 	e->flows = reinterpret_cast<Flow *>(static_cast<u8 *>(mem) + align8(sizeof(tgc_engine)));
 	e->buckets = buckets;
 	e->nflows = flows;
@@ -232,9 +234,9 @@ extern "C" tgc_engine *tgc_engine_init(void *mem, u32 size, u32 buckets, u32 flo
 	return e;
 }
 
-extern "C" void tgc_engine_receive(tgc_engine *e, const tgc_seg *seg_in, void *cookie, tgc_rx_result *out)
+extern "C" void tgc_engine_receive(tgc_engine *e, const tgc_seg *seg_arg, void *cookie, tgc_rx_result *r_out)
 {
-	tgc_seg seg = *seg_in;
+	tgc_seg seg = *seg_arg;
 	// The outer IPv4 GRO the engine stands in for (6.12's inet_gro_receive): a tunnel segment whose outer length
 	// is not the bytes present has its flush bit set before the tunnel's callback runs.
 	if (seg.encap != TGC_ENCAP_NONE && seg.hdr_len >= 4 && ip_version(seg.hdr) == 4 &&
@@ -251,27 +253,28 @@ extern "C" void tgc_engine_receive(tgc_engine *e, const tgc_seg *seg_in, void *c
 
 	Flow *match = static_cast<Flow *>(r.held);
 	r.held = match ? match->held : nullptr; // the caller's handle from here on
+	const bool done = r.v.flush_held && match; // flush_held always comes with a match
 	switch (r.v.action) {
 	case TGC_MERGE:
 		e->st.merged++;
-		if (r.v.flush_held)
+		if (done)
 			complete(e, match, TGC_DONE_FLOW);
 		break;
 	case TGC_HOLD:
 		e->st.held++;
-		if (r.v.flush_held)
+		if (done)
 			complete(e, match, TGC_DONE_FLOW);
 		hold(e, rx, r.pkt);
 		break;
 	default:
 		e->st.passed++;
-		if (r.v.flush_held)
+		if (done)
 			complete(e, match, TGC_DONE_FLOW);
 		e->ops->deliver(e->ctx, cookie, &r);
 		break;
 	}
-	if (out)
-		*out = r;
+	if (r_out)
+		*r_out = r;
 }
 
 extern "C" void tgc_engine_flush(tgc_engine *e)

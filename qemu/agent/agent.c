@@ -105,12 +105,6 @@ static void open_results_port(void)
 	note("# warning: virtio-serial port tungro.results not found after 10 s");
 }
 
-static unsigned stream_timeout(uint64_t bytes)
-{
-	/* generous for TCG, m68k included: 60 s plus 10 s per MiB */
-	return 60u + (unsigned)(bytes / MIB) * 10u;
-}
-
 static void warmup(void)
 {
 	/* a short stream per path proves the set-up (and fills route caches) before anything is measured */

@@ -9,6 +9,7 @@
 
 #define MIB (1024u * 1024u)
 #define MODULE_PATH "/lib/modules/tungro.ko"
+#define KUNIT_MODULE_PATH "/lib/modules/tungro_kunit.ko"
 #define STATS_PATH "/sys/kernel/debug/tungro/stats"
 
 /* ---- util.c ---- */
@@ -35,6 +36,14 @@ int mod_present(void);     /* MODULE_PATH exists in the initramfs */
 int mod_loaded(void);
 int mod_load(void);        /* 0 or -errno */
 int mod_unload(void);      /* 0 or -errno, retries while the module is busy */
+/* the same for any module: a .ko path to load, a module name to look up or unload */
+int mod_loaded_name(const char *name);
+int mod_load_file(const char *path);    /* 0 or -errno */
+int mod_unload_name(const char *name);  /* 0 or -errno, retries while the module is busy */
+
+/* kernel log records from /dev/kmsg, only those logged after kmsg_open() */
+int kmsg_open(void);                                /* fd or -errno */
+int kmsg_next(int fd, char *msg, size_t cap);       /* 1: next record's text in msg; 0: none left */
 
 /* debugfs stats of tungro: "key value" lines */
 #define MAX_STATS 128
@@ -98,6 +107,7 @@ struct stream_opts {
 	volatile unsigned long *progress;   /* receiver bytes so far, updated while reading */
 };
 
+unsigned stream_timeout(uint64_t bytes);   /* seconds a closed stream of this size may take */
 int run_stream(const struct scenario *sc, const char *engine, uint64_t bytes, uint64_t seed,
 	       unsigned timeout_s, const struct stream_opts *opts, struct run_result *r);
 void print_result(const struct run_result *r);

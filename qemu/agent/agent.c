@@ -108,12 +108,12 @@ static void open_results_port(void)
 static void warmup(void)
 {
 	/* a short stream per path proves the set-up (and fills route caches) before anything is measured */
-	for (size_t i = 0; i < sizeof(g_scenarios) / sizeof(g_scenarios[0]); i++) {
+	for (size_t i = 0; i < N_SCENARIOS; i++) {
 		struct run_result r;
 		if (run_stream(&g_scenarios[i], "warmup", 256 * 1024, 7 + i, 60, NULL, &r))
 			die("warm-up stream over %s: %s", g_scenarios[i].name, r.err);
 	}
-	out("# warm-up streams over plain, ipip and sit: ok");
+	out("# warm-up streams over plain, ipip, sit, ipip-fou and sit-gue: ok");
 }
 
 static double tg_ratio(const struct stats *d)

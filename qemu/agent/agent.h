@@ -74,11 +74,13 @@ struct scenario {
 	const char *name;
 	int family;             /* AF_INET or AF_INET6 of the TCP stream */
 	const char *dst;        /* receiver address of the stream */
-	int outer_proto;        /* IPv4 protocol seen on eth0: 6, 4 or 41 */
+	int outer_proto;        /* IPv4 protocol seen on eth0: 6, 4, 41, or 17 (FOU/GUE) */
+	const char *outer_dst;  /* receiver's underlay address of the stream's packets on eth0 */
 	const char *tundev;     /* receiver tunnel device, NULL for plain */
 	int port;
 };
-extern const struct scenario g_scenarios[3];
+#define N_SCENARIOS 5
+extern const struct scenario g_scenarios[N_SCENARIOS];
 const struct scenario *scenario_by_name(const char *name);
 
 struct run_result {

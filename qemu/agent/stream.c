@@ -18,15 +18,19 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-const struct scenario g_scenarios[3] = {
-	{ "plain", AF_INET, "198.18.0.1", 6, NULL, 5001 },
-	{ "ipip", AF_INET, "198.19.1.1", 4, "ipip1", 5002 },
-	{ "sit", AF_INET6, "2001:db8:41::1", 41, "sit1", 5003 },
+/* Addresses and devices as net.c sets them up. */
+const struct scenario g_scenarios[N_SCENARIOS] = {
+	{ "plain", AF_INET, "198.18.0.1", 6, "198.18.0.1", NULL, 5001 },
+	{ "ipip", AF_INET, "198.19.1.1", 4, "198.18.0.1", "ipip1", 5002 },
+	{ "sit", AF_INET6, "2001:db8:41::1", 41, "198.18.0.1", "sit1", 5003 },
+	/* K01: the kernel reaches the IPIP/SIT callbacks from fou_gro_receive/gue_gro_receive */
+	{ "ipip-fou", AF_INET, "198.19.2.1", 17, "198.18.0.11", "ipfou1", 5004 },
+	{ "sit-gue", AF_INET6, "2001:db8:42::1", 17, "198.18.0.12", "sitgue1", 5005 },
 };
 
 const struct scenario *scenario_by_name(const char *name)
 {
-	for (size_t i = 0; i < sizeof(g_scenarios) / sizeof(g_scenarios[0]); i++)
+	for (size_t i = 0; i < N_SCENARIOS; i++)
 		if (!strcmp(g_scenarios[i].name, name))
 			return &g_scenarios[i];
 	return NULL;
@@ -260,19 +264,26 @@ out:
 
 /* ---- post-GRO packet count: AF_PACKET on eth0, classic BPF keeps the stream's packets only ---- */
 
-static int gro_counter_open(int proto, char *err, size_t cap)
+static int gro_counter_open(const struct scenario *sc, char *err, size_t cap)
 {
+	struct in_addr dst;
+	if (inet_pton(AF_INET, sc->outer_dst, &dst) != 1) {
+		snprintf(err, cap, "packet socket: bad outer address %s", sc->outer_dst);
+		return -1;
+	}
 	/* SOCK_DGRAM: the filter sees the IPv4 header at offset 0 */
 	struct sock_filter code[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (uint32_t)(SKF_AD_OFF + SKF_AD_PKTTYPE)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PACKET_HOST, 0, 8),          /* received, not sent */
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PACKET_HOST, 0, 10),         /* received, not sent */
 		BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 0),
 		BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0xf0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x40, 0, 5),                 /* IPv4 */
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x40, 0, 7),                 /* IPv4 */
 		BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 9),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)proto, 0, 3),      /* TCP, IPIP or SIT */
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)sc->outer_proto, 0, 5),   /* TCP, IPIP, SIT or UDP */
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 12),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xc6120002, 0, 1),           /* from 198.18.0.2 */
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xc6120002, 0, 3),           /* from 198.18.0.2 */
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 16),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ntohl(dst.s_addr), 0, 1),     /* to this scenario's underlay */
 		BPF_STMT(BPF_RET | BPF_K, 64),                                   /* tiny snap length */
 		BPF_STMT(BPF_RET | BPF_K, 0),
 	};
@@ -359,7 +370,7 @@ int run_stream(const struct scenario *sc, const char *engine, uint64_t bytes, ui
 			 strerror(errno));
 		goto out;
 	}
-	pfd = gro_counter_open(sc->outer_proto, r->err, sizeof(r->err));
+	pfd = gro_counter_open(sc, r->err, sizeof(r->err));
 	if (pfd < 0)
 		goto out;
 	if ((rc = gro_counter_read(pfd, &gro)) || (rc = dev_rx("eth0", &wire0)) || (rc = dev_rx(sc->tundev, &tun0))) {

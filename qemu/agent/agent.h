@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <inttypes.h>
+#include <pthread.h>
 
 #define MIB (1024u * 1024u)
 #define MODULE_PATH "/lib/modules/tungro.ko"
@@ -115,6 +116,32 @@ int run_stream(const struct scenario *sc, const char *engine, uint64_t bytes, ui
 void print_result(const struct run_result *r);
 const char *uname_machine(void);
 const char *uname_release(void);
+
+/* ---- flows.c ---- */
+/* A paced datagram flow from the sender namespace through a tunnel, with per-datagram accounting. */
+struct flow {
+	const char *name;       /* for messages, e.g. "udp-ipip" */
+	int family;             /* of the inner addresses */
+	int icmp;               /* 1: echo requests answered by the receiver's kernel; 0: UDP to a receiver socket */
+	const char *dst;        /* receiver's inner address */
+	int port;               /* UDP port */
+	unsigned gap_us;        /* one datagram every gap_us */
+	volatile int *stop;     /* the sender stops when *stop becomes 1 */
+	/* results, final after flow_join() */
+	uint64_t sent;          /* datagrams (echo requests) sent */
+	uint64_t received;      /* distinct intact datagrams (replies) received */
+	uint64_t dup, corrupt, reorder, send_err;
+	char err[200];
+	/* internal */
+	uint64_t newest;
+	unsigned char *seen;    /* bitmap of sequence numbers received */
+	volatile int tx_done;
+	int rx_fd, nthreads;
+	pthread_t th[2];
+};
+int flow_start(struct flow *f);     /* 0, or -1 with f->err; flow_join() in both cases */
+void flow_join(struct flow *f);     /* after *stop: waits for the last datagrams (or replies) */
+uint64_t flow_lost(const struct flow *f);
 
 /* ---- peer.c ---- */
 #define PEER_NTESTS 6

@@ -347,13 +347,15 @@ static int read_mac(const char *dev, unsigned char mac[6])
 
 /* Sysctls of one namespace (procfs net sysctls follow the caller's namespace): DAD off before any IPv6
  * address exists; no TCP metrics cache, so a stream does not inherit ssthresh/RTT from the one before it
- * and the engines being compared start alike. */
+ * and the engines being compared start alike; ping sockets allowed. */
 static int ns_sysctls(const char *side)
 {
 	static const char *const files[][2] = {
 		{ "/proc/sys/net/ipv6/conf/all/accept_dad", "0" },
 		{ "/proc/sys/net/ipv6/conf/default/accept_dad", "0" },
 		{ "/proc/sys/net/ipv4/tcp_no_metrics_save", "1" },
+		/* ping sockets for root: the ICMP echo flows of flows.c need no raw sockets */
+		{ "/proc/sys/net/ipv4/ping_group_range", "0 0" },
 	};
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		int rc = write_file(files[i][0], files[i][1]);

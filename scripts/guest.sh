@@ -13,12 +13,20 @@ case "$mib" in ''|*[!0-9]*) die "MIB must be a whole number, got '$mib'" ;; esac
 kdir=$("$here/scripts/kernel.sh" "$arch")
 kimg=$(kernel_image "$arch" "$kdir")
 [ -f "$kimg" ] || die "no kernel image at $kimg"
-ko="$("$here/scripts/build-module.sh" "$arch")/tungro.ko"
+mods=$("$here/scripts/build-module.sh" "$arch")
+ko="$mods/tungro.ko"
 
 out="$here/build/$arch${TUNGRO_VARIANT:+-$TUNGRO_VARIANT}/guest-$mode"
 mkdir -p "$out"
 "$here/qemu/build-agent.sh" "$arch" "$out/agent"
 extra=()
+cmdline="tungro.mode=$mode tungro.mib=$mib"
+if [ "$mode" = test ]; then
+  # K06: insmod/rmmod cycles under traffic (about 45 s for 200 on x86_64, 60 s on m68k); TUNGRO_CYCLES=N for a soak
+  cycles=${TUNGRO_CYCLES:-200}
+  case "$cycles" in ''|*[!0-9]*) die "TUNGRO_CYCLES must be a whole number, got '$cycles'" ;; esac
+  cmdline+=" tungro.cycles=$cycles"
+fi
 if [ "$mode" = conform ]; then
   # The peer suite runs the kernel's own gro.c selftest in the guest. A failed build still boots: the agent
   # finds the reason instead of the binary and reports failing peer lines that name it.
@@ -41,7 +49,8 @@ fi
 # conform also runs gro.c's peer suite twice, whose sender sleeps ~30 s per engine by itself.
 timeout_s=$(( 300 + mib * 20 ))
 [ "$mode" = conform ] && timeout_s=600
+[ "$mode" = test ] && timeout_s=$(( timeout_s + cycles * 2 ))
 log "guest $arch ($mode, $mib MiB per stream): booting $(basename "$kimg") with tungro.ko, timeout ${timeout_s}s"
 start=$SECONDS
-"$here/qemu/boot.sh" "$arch" "$kimg" "$out/initramfs.cpio" "$out" "$timeout_s" "tungro.mode=$mode tungro.mib=$mib"
+"$here/qemu/boot.sh" "$arch" "$kimg" "$out/initramfs.cpio" "$out" "$timeout_s" "$cmdline"
 log "guest $arch ($mode): passed in $((SECONDS - start)) s"

@@ -4,6 +4,7 @@
  *   tungro.mode=demo|test|kunit|conform   what to run (default demo); conform: crafted frame trains (conform.c),
  *                           then the kernel's gro.c selftest as a peer suite (peer.c), per engine
  *   tungro.mib=N            MiB per stream (0 or absent: 32 for demo, 4 for test)
+ *   tungro.cycles=N         test: insmod/rmmod cycles of tungro under traffic (K06; default 200)
  *   tungro.deadline=S       give up S seconds after boot with a failure line (boot.sh sets it below its timeout)
  * Results go to the virtio-serial port named tungro.results and to the console; the last line is
  * "success" or "failure: <reason>".
@@ -24,6 +25,7 @@
 static const char *opt_mode = "demo";
 static unsigned opt_mib;
 static unsigned opt_deadline = 3600;
+static unsigned opt_cycles = 200;
 
 static void mount_one(const char *src, const char *dir, const char *type)
 {
@@ -60,6 +62,12 @@ static void parse_cmdline(void)
 			if (*end || v > 4096)
 				die("bad tungro.mib '%s' (0..4096)", tok + 11);
 			opt_mib = (unsigned)v;
+		} else if (!strncmp(tok, "tungro.cycles=", 14)) {
+			char *end;
+			unsigned long v = strtoul(tok + 14, &end, 10);
+			if (*end || v < 1 || v > 100000)
+				die("bad tungro.cycles '%s' (1..100000)", tok + 14);
+			opt_cycles = (unsigned)v;
 		} else if (!strncmp(tok, "tungro.deadline=", 16)) {
 			char *end;
 			unsigned long v = strtoul(tok + 16, &end, 10);
@@ -315,60 +323,7 @@ static void demo(void)
 	out("(Mbit/s indicative only: TCG emulation on %s, kernel %s)", uname_machine(), uname_release());
 }
 
-/* ---- test: tungro GRO, load/unload under traffic, kernel GRO afterwards ---- */
-
-struct toggler {
-	volatile unsigned long progress;
-	volatile int stop;      /* tells the open-ended sender to finish */
-	volatile int abort;     /* the stream ended early: stop toggling */
-	int done;               /* load/unload cycles completed */
-	uint64_t seen[5];       /* tungro 'seen' per load window */
-	char err[200];
-};
-
-static int toggler_wait(struct toggler *t, unsigned ms)
-{
-	for (unsigned i = 0; i < ms; i += 10) {
-		if (__atomic_load_n(&t->abort, __ATOMIC_ACQUIRE))
-			return -1;
-		sleep_ms(10);
-	}
-	return 0;
-}
-
-static void *toggler_main(void *arg)
-{
-	struct toggler *t = arg;
-	/* start only once data is flowing, so every action lands mid-stream */
-	while (__atomic_load_n(&t->progress, __ATOMIC_ACQUIRE) < 256 * 1024)
-		if (toggler_wait(t, 10))
-			goto out;
-	for (int i = 0; i < 5; i++) {
-		int rc = mod_load();
-		if (rc) {
-			snprintf(t->err, sizeof(t->err), "cycle %d: insmod: %s", i + 1, strerror(-rc));
-			goto out;
-		}
-		if (toggler_wait(t, 200))
-			goto out;
-		struct stats st;
-		if ((rc = stats_read(&st))) {
-			snprintf(t->err, sizeof(t->err), "cycle %d: read %s: %s", i + 1, STATS_PATH, strerror(-rc));
-			goto out;
-		}
-		t->seen[i] = stats_get(&st, "seen");
-		if ((rc = mod_unload())) {
-			snprintf(t->err, sizeof(t->err), "cycle %d: rmmod: %s", i + 1, strerror(-rc));
-			goto out;
-		}
-		t->done = i + 1;
-		if (toggler_wait(t, 150))
-			goto out;
-	}
-out:
-	__atomic_store_n(&t->stop, 1, __ATOMIC_RELEASE);
-	return NULL;
-}
+/* ---- test: tungro GRO, load/unload under traffic (K06), kernel GRO afterwards ---- */
 
 static void test_tungro_stream(const struct scenario *sc, uint64_t bytes)
 {
@@ -415,37 +370,13 @@ static void test(void)
 	if (rc)
 		return;
 
-	/* ipip stream while tungro is loaded and unloaded 5 times */
-	struct toggler t;
-	memset(&t, 0, sizeof(t));
-	struct stream_opts o = { .open_ended = 1, .stop = &t.stop, .max_bytes = 512ull * MIB, .progress = &t.progress };
-	pthread_t th;
-	if ((rc = pthread_create(&th, NULL, toggler_main, &t)) != 0)
-		die("pthread_create (toggler): %s", strerror(rc));
-	struct run_result r;
-	out("# ipip stream while tungro is loaded and unloaded 5 times");
-	rc = run_stream(ipip, "toggle", bytes, 3000, 300, &o, &r);
-	__atomic_store_n(&t.abort, 1, __ATOMIC_RELEASE);
-	pthread_join(th, NULL);
-	print_result(&r);
-	check("toggle_bytes", rc == 0, "%" PRIu64 " bytes sent, %" PRIu64 " received, checksum %s%s%s", r.sent,
-	      r.bytes, r.ok && r.csum_ok ? "ok" : "BAD", r.err[0] ? ": " : "", r.err);
-	check("toggle_cycles", t.done == 5 && !t.err[0],
-	      "%d of 5 load/unload cycles during the stream%s%s; tungro saw %" PRIu64 ",%" PRIu64 ",%" PRIu64
-	      ",%" PRIu64 ",%" PRIu64 " packets per load",
-	      t.done, t.err[0] ? ": " : "", t.err, t.seen[0], t.seen[1], t.seen[2], t.seen[3], t.seen[4]);
-	int all_seen = t.done == 5;
-	for (int i = 0; i < t.done; i++)
-		all_seen &= t.seen[i] > 0;
-	check("toggle_traffic", all_seen, "every load window saw tunnel traffic through tungro");
-	if (mod_loaded()) {
-		rc = mod_unload();
-		check("toggle_rmmod", rc == 0, "leftover tungro unloaded: %s", rc ? strerror(-rc) : "ok");
-	}
+	/* K06: load race under TCP, UDP and ICMP in both tunnels */
+	k06_load_race(opt_cycles, opt_mib);
 
 	/* the kernel's own callbacks must be back */
 	for (int i = 0; i < 2; i++) {
 		const struct scenario *sc = i ? sit : ipip;
+		struct run_result r;
 		char name[64];
 		rc = run_stream(sc, "kernel", bytes, 4000 + (uint64_t)i, stream_timeout(bytes), NULL, &r);
 		print_result(&r);
@@ -475,8 +406,8 @@ int main(void)
 		kunit_mode();
 		finish();
 	}
-	out("# tungro agent: arch=%s kernel=%s mode=%s mib=%u deadline=%us module=%s", uname_machine(),
-	    uname_release(), opt_mode, opt_mib, opt_deadline, mod_present() ? "present" : "absent");
+	out("# tungro agent: arch=%s kernel=%s mode=%s mib=%u cycles=%u deadline=%us module=%s", uname_machine(),
+	    uname_release(), opt_mode, opt_mib, opt_cycles, opt_deadline, mod_present() ? "present" : "absent");
 	if (net_setup())
 		finish();
 	out("# network set up in %" PRIu64 " ms", (now_us() - t0) / 1000);

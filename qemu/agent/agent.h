@@ -143,6 +143,9 @@ int flow_start(struct flow *f);     /* 0, or -1 with f->err; flow_join() in both
 void flow_join(struct flow *f);     /* after *stop: waits for the last datagrams (or replies) */
 uint64_t flow_lost(const struct flow *f);
 
+/* ---- hardening.c ---- */
+void k06_load_race(unsigned cycles, unsigned mib);  /* insmod/rmmod cycles under TCP, UDP, ICMP in IPIP and SIT */
+
 /* ---- peer.c ---- */
 #define PEER_NTESTS 6
 extern const char *const g_peer_tests[PEER_NTESTS];   /* gro.c's test names, in gro.sh's order */

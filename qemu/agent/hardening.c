@@ -1,0 +1,266 @@
+/* hardening.c - guest checks with real traffic for hardening cases of gro-cases.md:
+ *   K06  tungro loaded and unloaded many times while TCP, UDP and ICMP run inside IPIP and SIT
+ * Every check line names its case. */
+#include "agent.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* ---- K06: load race under traffic ---- */
+
+#define K06_WINDOW_MS 40        /* a load window lasts at least this long ... */
+#define K06_WINDOW_MAX_MS 3000  /* ... and at most this long while tungro sees no tunnel packet */
+#define K06_GAP_MS 20           /* unloaded between windows: the kernel's GRO holds packets again */
+#define K06_UDP_GAP_US 2000     /* UDP: 500 datagrams/s per tunnel */
+#define K06_ICMP_GAP_US 10000   /* ICMP: 100 echo requests/s per tunnel */
+
+/* Loads and unloads tungro while traffic runs; stops early if *abort (the traffic ended). */
+struct toggler {
+	unsigned cycles;
+	volatile int *abort;
+	unsigned done;                  /* load/unload cycles completed */
+	uint64_t *seen, *delegated;     /* tungro's debugfs counters at the end of each load window */
+	uint64_t load_us, unload_us, load_max_us, unload_max_us;
+	char err[200];
+};
+
+static int toggler_wait(struct toggler *t, unsigned ms)
+{
+	for (unsigned i = 0; i < ms; i += 5) {
+		if (__atomic_load_n(t->abort, __ATOMIC_ACQUIRE))
+			return -1;
+		sleep_ms(5);
+	}
+	return 0;
+}
+
+/* One load window: at least K06_WINDOW_MS, and until tungro has seen a tunnel packet. */
+static int toggler_window(struct toggler *t, unsigned i)
+{
+	struct stats st;
+	int rc;
+	for (unsigned ms = 0;; ms += 5) {
+		if ((rc = stats_read(&st))) {
+			snprintf(t->err, sizeof(t->err), "cycle %u: read %s: %s", i + 1, STATS_PATH, strerror(-rc));
+			return -1;
+		}
+		t->seen[i] = stats_get(&st, "seen");
+		t->delegated[i] = stats_get(&st, "delegated");
+		if (ms >= K06_WINDOW_MS && (t->seen[i] || ms >= K06_WINDOW_MAX_MS))
+			return 0;
+		if (toggler_wait(t, 5))
+			return -1;
+	}
+}
+
+static void toggler_run(struct toggler *t)
+{
+	for (unsigned i = 0; i < t->cycles; i++) {
+		uint64_t t0 = now_us();
+		int rc = mod_load();
+		uint64_t t1 = now_us();
+		if (rc) {
+			snprintf(t->err, sizeof(t->err), "cycle %u: insmod: %s", i + 1, strerror(-rc));
+			return;
+		}
+		if (toggler_window(t, i))
+			break;
+		uint64_t t2 = now_us();
+		if ((rc = mod_unload())) {
+			snprintf(t->err, sizeof(t->err), "cycle %u: rmmod: %s", i + 1, strerror(-rc));
+			return;
+		}
+		uint64_t t3 = now_us();
+		t->load_us += t1 - t0;
+		t->unload_us += t3 - t2;
+		t->load_max_us = t1 - t0 > t->load_max_us ? t1 - t0 : t->load_max_us;
+		t->unload_max_us = t3 - t2 > t->unload_max_us ? t3 - t2 : t->unload_max_us;
+		t->done = i + 1;
+		if (toggler_wait(t, K06_GAP_MS))
+			break;
+	}
+	if (mod_loaded() && mod_unload() && !t->err[0])
+		snprintf(t->err, sizeof(t->err), "rmmod after cycle %u failed", t->done);
+}
+
+/* One open-ended TCP stream of the traffic, in its own thread. */
+struct leg {
+	const struct scenario *sc;
+	uint64_t seed;
+	unsigned timeout_s;
+	struct stream_opts o;
+	volatile unsigned long progress;
+	volatile int *ended;    /* set when the stream returns: the toggler must not go on without traffic */
+	struct run_result r;
+	int rc;
+	pthread_t th;
+};
+
+static void *leg_main(void *arg)
+{
+	struct leg *l = arg;
+	l->rc = run_stream(l->sc, "k06", MIB, l->seed, l->timeout_s, &l->o, &l->r);
+	__atomic_store_n(l->ended, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Drops counted by the receiver's UDP stacks (both families), from /proc/thread-self/net/snmp{,6}. */
+static uint64_t udp_rcvbuf_errors(void)
+{
+	static char buf[16384];
+	uint64_t sum = 0;
+	/* "Udp: InDatagrams NoPorts InErrors OutDatagrams RcvbufErrors ..." then a line of values */
+	if (read_file("/proc/thread-self/net/snmp", buf, sizeof(buf)) == 0) {
+		char *names = strstr(buf, "\nUdp: "), *vals = names ? strstr(names + 1, "\nUdp: ") : NULL;
+		if (names && vals) {
+			char *sn, *sv, *n = strtok_r(names + 6, " \n", &sn), *v = strtok_r(vals + 6, " \n", &sv);
+			for (; n && v; n = strtok_r(NULL, " \n", &sn), v = strtok_r(NULL, " \n", &sv))
+				if (!strcmp(n, "RcvbufErrors")) {
+					sum += strtoull(v, NULL, 10);
+					break;
+				}
+		}
+	}
+	if (read_file("/proc/thread-self/net/snmp6", buf, sizeof(buf)) == 0) {
+		char *p = strstr(buf, "Udp6RcvbufErrors");
+		if (p)
+			sum += strtoull(p + 16, NULL, 10);
+	}
+	return sum;
+}
+
+static void k06_flow_check(const struct flow *f)
+{
+	char name[64];
+	snprintf(name, sizeof(name), "K06_%s", f->name);
+	check(name, !f->err[0] && f->sent > 0 && f->corrupt == 0 && f->dup == 0 && flow_lost(f) == 0,
+	      "K06 %s %s: sent %" PRIu64 " received %" PRIu64 " lost %" PRIu64 " duplicated %" PRIu64
+	      " corrupted %" PRIu64 " out-of-order %" PRIu64 " send errors %" PRIu64 " (need no loss, duplicate or "
+	      "corruption)%s%s",
+	      f->icmp ? "echo" : "datagrams", f->icmp ? "requests vs replies" : "sender to receiver", f->sent,
+	      f->received, flow_lost(f), f->dup, f->corrupt, f->reorder, f->send_err, f->err[0] ? "; " : "", f->err);
+}
+
+void k06_load_race(unsigned cycles, unsigned mib)
+{
+	const struct scenario *ipip = scenario_by_name("ipip"), *sit = scenario_by_name("sit");
+	volatile int stop = 0, ended = 0;
+	struct toggler t = { .cycles = cycles, .abort = &ended };
+	struct leg legs[2];
+	struct flow flows[4] = {
+		{ .name = "udp_ipip", .family = AF_INET, .dst = ipip->dst, .port = 6002, .gap_us = K06_UDP_GAP_US },
+		{ .name = "udp_sit", .family = AF_INET6, .dst = sit->dst, .port = 6003, .gap_us = K06_UDP_GAP_US },
+		{ .name = "icmp_ipip", .family = AF_INET, .icmp = 1, .dst = ipip->dst, .gap_us = K06_ICMP_GAP_US },
+		{ .name = "icmp_sit", .family = AF_INET6, .icmp = 1, .dst = sit->dst, .gap_us = K06_ICMP_GAP_US },
+	};
+	int nflows = 0, nlegs = 0, rc;
+	char why[200] = "";
+
+	t.seen = calloc(cycles, sizeof(*t.seen));
+	t.delegated = calloc(cycles, sizeof(*t.delegated));
+	if (!t.seen || !t.delegated)
+		die("K06: out of memory for %u cycles", cycles);
+	if (mod_loaded() && (rc = mod_unload()))
+		die("K06: tungro loaded before the run and rmmod failed: %s", strerror(-rc));
+	out("# K06: %u insmod/rmmod cycles of tungro under TCP (%u MiB at least), UDP and ICMP in IPIP and SIT", cycles,
+	    mib);
+	uint64_t drops0 = udp_rcvbuf_errors(), t_start = now_us();
+
+	for (int i = 0; i < 4; i++, nflows++) {
+		flows[i].stop = &stop;
+		if (flow_start(&flows[i])) {
+			snprintf(why, sizeof(why), "%s: %s", flows[i].name, flows[i].err);
+			nflows++;
+			goto stop;
+		}
+	}
+	for (int i = 0; i < 2; i++, nlegs++) {
+		struct leg *l = &legs[i];
+		memset(l, 0, sizeof(*l));
+		l->sc = i ? sit : ipip;
+		l->seed = 6000 + (uint64_t)i;
+		/* the stream lasts as long as the cycles: allow 3 s per cycle on top of the usual */
+		l->timeout_s = stream_timeout((uint64_t)mib * MIB) + 3 * cycles;
+		l->o = (struct stream_opts){ .open_ended = 1, .stop = &stop, .max_bytes = 1ull << 40,
+					     .progress = &l->progress };
+		l->ended = &ended;
+		if ((rc = pthread_create(&l->th, NULL, leg_main, l)) != 0)
+			die("pthread_create (K06 stream): %s", strerror(rc));
+	}
+
+	/* every flow under way before the first load, so each action lands mid-traffic */
+	for (unsigned ms = 0;; ms += 10) {
+		int ready = 1;
+		for (int i = 0; i < 2; i++)
+			ready &= __atomic_load_n(&legs[i].progress, __ATOMIC_ACQUIRE) >= 256 * 1024;
+		for (int i = 0; i < 4; i++)
+			ready &= *(volatile uint64_t *)&flows[i].received > 0;
+		if (ready)
+			break;
+		if (ms >= 60000 || __atomic_load_n(&ended, __ATOMIC_ACQUIRE)) {
+			snprintf(why, sizeof(why), "traffic not under way after %u ms", ms);
+			goto stop;
+		}
+		sleep_ms(10);
+	}
+	toggler_run(&t);
+	/* TCP keeps going until the minimum is reached, plus its 1 MiB tail */
+	while (!__atomic_load_n(&ended, __ATOMIC_ACQUIRE) &&
+	       (legs[0].progress < (unsigned long)mib * MIB || legs[1].progress < (unsigned long)mib * MIB))
+		sleep_ms(10);
+stop:
+	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+	for (int i = 0; i < nlegs; i++)
+		pthread_join(legs[i].th, NULL);
+	for (int i = 0; i < nflows; i++)
+		flow_join(&flows[i]);
+	if (mod_loaded())
+		mod_unload();
+	uint64_t drops = udp_rcvbuf_errors() - drops0, secs10 = (now_us() - t_start) / 100000u;
+	if (why[0])
+		fail("K06: %s", why);
+
+	for (int i = 0; i < nlegs; i++) {
+		char name[64];
+		print_result(&legs[i].r);
+		snprintf(name, sizeof(name), "K06_tcp_%s", legs[i].sc->name);
+		check(name, legs[i].rc == 0, "K06 TCP in %s across the cycles: %" PRIu64 " bytes sent, %" PRIu64
+		      " received, checksum %s%s%s", legs[i].sc->name, legs[i].r.sent, legs[i].r.bytes,
+		      legs[i].r.ok && legs[i].r.csum_ok ? "ok" : "BAD", legs[i].r.err[0] ? ": " : "", legs[i].r.err);
+	}
+	for (int i = 0; i < nflows; i++)
+		k06_flow_check(&flows[i]);
+	out("# K06: UDP receive buffer drops during the run (Udp/Udp6 RcvbufErrors): %" PRIu64, drops);
+
+	unsigned n = t.done ? t.done : 1;
+	check("K06_cycles", t.done == cycles && !t.err[0],
+	      "K06 %u of %u insmod/rmmod cycles under traffic in %" PRIu64 ".%" PRIu64 " s; insmod %.1f ms mean, "
+	      "%.1f max; rmmod %.1f ms mean, %.1f max%s%s",
+	      t.done, cycles, secs10 / 10, secs10 % 10, (double)t.load_us / n / 1000.0,
+	      (double)t.load_max_us / 1000.0, (double)t.unload_us / n / 1000.0, (double)t.unload_max_us / 1000.0,
+	      t.err[0] ? "; " : "", t.err);
+
+	/* every window must have had tunnel packets through tungro, and non-TCP ones (UDP, ICMP) must have taken
+	 * the path through the kernel's saved callbacks, which the race is about */
+	unsigned empty = 0, with_delegated = 0;
+	uint64_t seen_min = UINT64_MAX, seen_sum = 0, delegated_sum = 0;
+	for (unsigned i = 0; i < t.done; i++) {
+		empty += t.seen[i] == 0;
+		with_delegated += t.delegated[i] > 0;
+		seen_min = t.seen[i] < seen_min ? t.seen[i] : seen_min;
+		seen_sum += t.seen[i];
+		delegated_sum += t.delegated[i];
+	}
+	check("K06_windows_saw_traffic", t.done > 0 && empty == 0 && delegated_sum > 0,
+	      "K06 %u load windows: %u without a tunnel packet through tungro (debugfs seen; min %" PRIu64
+	      ", total %" PRIu64 "), %u with UDP/ICMP handed to the kernel's callbacks (delegated total %" PRIu64
+	      "; need every window seen > 0 and delegated > 0)",
+	      t.done, empty, t.done ? seen_min : 0, seen_sum, with_delegated, delegated_sum);
+	free(t.seen);
+	free(t.delegated);
+}

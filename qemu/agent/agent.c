@@ -323,7 +323,7 @@ static void demo(void)
 	out("(Mbit/s indicative only: TCG emulation on %s, kernel %s)", uname_machine(), uname_release());
 }
 
-/* ---- test: tungro GRO, load/unload under traffic (K06), kernel GRO afterwards ---- */
+/* ---- test: tungro GRO, load/unload under traffic (K06), kernel GRO afterwards, FOU/GUE (K01) ---- */
 
 static void test_tungro_stream(const struct scenario *sc, uint64_t bytes)
 {
@@ -386,6 +386,9 @@ static void test(void)
 		      r.segs_per_gro, r.wire_segs, r.gro_pkts, r.ok && r.csum_ok ? "ok" : "BAD", r.err[0] ? ": " : "",
 		      r.err);
 	}
+
+	/* K01: FOU and GUE carrying IPIP and SIT, tungro against the kernel */
+	k01_fou_gue(opt_mib);
 }
 
 int main(void)

@@ -145,6 +145,7 @@ uint64_t flow_lost(const struct flow *f);
 
 /* ---- hardening.c ---- */
 void k06_load_race(unsigned cycles, unsigned mib);  /* insmod/rmmod cycles under TCP, UDP, ICMP in IPIP and SIT */
+void k01_fou_gue(unsigned mib);                      /* TCP in FOU/GUE: tungro vs the kernel's GRO */
 
 /* ---- peer.c ---- */
 #define PEER_NTESTS 6

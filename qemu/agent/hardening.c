@@ -1,5 +1,6 @@
 /* hardening.c - guest checks with real traffic for hardening cases of gro-cases.md:
  *   K06  tungro loaded and unloaded many times while TCP, UDP and ICMP run inside IPIP and SIT
+ *   K01  IPIP inside FOU and SIT inside GUE: tungro must coalesce them as the kernel does
  * Every check line names its case. */
 #include "agent.h"
 
@@ -263,4 +264,48 @@ stop:
 	      t.done, empty, t.done ? seen_min : 0, seen_sum, with_delegated, delegated_sum);
 	free(t.seen);
 	free(t.delegated);
+}
+
+/* ---- K01: TCP in IPIP-in-FOU and SIT-in-GUE, kernel GRO vs tungro ---- */
+
+void k01_fou_gue(unsigned mib)
+{
+	static const char *const names[] = { "ipip-fou", "sit-gue" };
+	uint64_t bytes = (uint64_t)mib * MIB;
+
+	for (int i = 0; i < 2; i++) {
+		const struct scenario *sc = scenario_by_name(names[i]);
+		struct run_result rk, rt;
+		char name[64];
+		int rck, rct, rc;
+
+		if (mod_loaded())
+			mod_unload();
+		out("# K01 %s: %u MiB TCP with the kernel's GRO, then with tungro", sc->name, mib);
+		rck = run_stream(sc, "kernel", bytes, 7000 + (uint64_t)i, stream_timeout(bytes), NULL, &rk);
+		print_result(&rk);
+		if ((rc = mod_load())) {
+			check(i ? "K01_sit_gue_insmod" : "K01_ipip_fou_insmod", 0, "K01 insmod tungro: %s", strerror(-rc));
+			continue;
+		}
+		rct = run_stream(sc, "tungro", bytes, 7100 + (uint64_t)i, stream_timeout(bytes), NULL, &rt);
+		print_result(&rt);
+		rc = mod_unload();
+
+		snprintf(name, sizeof(name), "K01_%s_bytes", i ? "sit_gue" : "ipip_fou");
+		check(name, rck == 0 && rct == 0 && rc == 0,
+		      "K01 %s: kernel %" PRIu64 "/%" PRIu64 " bytes checksum %s; tungro %" PRIu64 "/%" PRIu64
+		      " bytes checksum %s; rmmod %s%s%s%s%s", sc->name, rk.bytes, bytes, rk.ok && rk.csum_ok ? "ok" : "BAD",
+		      rt.bytes, bytes, rt.ok && rt.csum_ok ? "ok" : "BAD", rc ? strerror(-rc) : "ok",
+		      rk.err[0] ? "; kernel: " : "", rk.err, rt.err[0] ? "; tungro: " : "", rt.err);
+		/* the kernel must coalesce here for the comparison to mean anything (it does: 6.12 reaches
+		 * ipip_gro_receive/sit_ip6ip6_gro_receive from fou_gro_receive/gue_gro_receive) */
+		snprintf(name, sizeof(name), "K01_%s_gro", i ? "sit_gue" : "ipip_fou");
+		check(name, rk.ok && rt.ok && rk.segs_per_gro > 1.5 && rt.segs_per_gro >= 0.9 * rk.segs_per_gro,
+		      "K01 %s: tungro %.2f segs/GRO packet vs kernel %.2f (%" PRIu64 "/%" PRIu64 " vs %" PRIu64 "/%" PRIu64
+		      " wire segments/GRO packets; need kernel > 1.5 and tungro >= 0.9x kernel); tungro debugfs seen %"
+		      PRIu64 " merged %" PRIu64 " passed %" PRIu64 ", flush %s",
+		      sc->name, rt.segs_per_gro, rk.segs_per_gro, rt.wire_segs, rt.gro_pkts, rk.wire_segs, rk.gro_pkts,
+		      stats_get(&rt.tg, "seen"), stats_get(&rt.tg, "merged"), stats_get(&rt.tg, "passed"), rt.reasons);
+	}
 }

@@ -22,6 +22,11 @@ mkdir -p "$out"
 extra=()
 cmdline="tungro.mode=$mode tungro.mib=$mib"
 if [ "$mode" = test ]; then
+  # K07: the stacking test fixture, and tungro_kunit.ko as a second installer of tungro's offloads
+  for m in tungro_stacker.ko tungro_kunit.ko; do
+    [ -f "$mods/$m" ] || die "$m was not built for $arch (CONFIG_KUNIT off in the test kernel?)"
+    extra+=("$mods/$m")
+  done
   # K06: insmod/rmmod cycles under traffic (about 45 s for 200 on x86_64, 60 s on m68k); TUNGRO_CYCLES=N for a soak
   cycles=${TUNGRO_CYCLES:-200}
   case "$cycles" in ''|*[!0-9]*) die "TUNGRO_CYCLES must be a whole number, got '$cycles'" ;; esac

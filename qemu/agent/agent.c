@@ -323,7 +323,7 @@ static void demo(void)
 	out("(Mbit/s indicative only: TCG emulation on %s, kernel %s)", uname_machine(), uname_release());
 }
 
-/* ---- test: tungro GRO, load/unload under traffic (K06), kernel GRO afterwards, FOU/GUE (K01) ---- */
+/* ---- test: tungro GRO, load/unload under traffic (K06), kernel GRO afterwards, FOU/GUE (K01), stacking (K07) ---- */
 
 static void test_tungro_stream(const struct scenario *sc, uint64_t bytes)
 {
@@ -389,6 +389,8 @@ static void test(void)
 
 	/* K01: FOU and GUE carrying IPIP and SIT, tungro against the kernel */
 	k01_fou_gue(opt_mib);
+	/* K07 last: a tungro whose exit does not wait leaves the stacker in the IPIP slot */
+	k07_stacked_hooks();
 }
 
 int main(void)

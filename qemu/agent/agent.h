@@ -11,6 +11,7 @@
 #define MIB (1024u * 1024u)
 #define MODULE_PATH "/lib/modules/tungro.ko"
 #define KUNIT_MODULE_PATH "/lib/modules/tungro_kunit.ko"
+#define STACKER_MODULE_PATH "/lib/modules/tungro_stacker.ko"   /* test fixture of the K07 checks */
 #define STATS_PATH "/sys/kernel/debug/tungro/stats"
 
 /* ---- util.c ---- */
@@ -146,6 +147,7 @@ uint64_t flow_lost(const struct flow *f);
 /* ---- hardening.c ---- */
 void k06_load_race(unsigned cycles, unsigned mib);  /* insmod/rmmod cycles under TCP, UDP, ICMP in IPIP and SIT */
 void k01_fou_gue(unsigned mib);                      /* TCP in FOU/GUE: tungro vs the kernel's GRO */
+void k07_stacked_hooks(void);                        /* orders of tungro, a stacking module and tungro_kunit */
 
 /* ---- peer.c ---- */
 #define PEER_NTESTS 6

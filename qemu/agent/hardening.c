@@ -1,6 +1,7 @@
 /* hardening.c - guest checks with real traffic for hardening cases of gro-cases.md:
  *   K06  tungro loaded and unloaded many times while TCP, UDP and ICMP run inside IPIP and SIT
  *   K01  IPIP inside FOU and SIT inside GUE: tungro must coalesce them as the kernel does
+ *   K07  another module on the IPIP slot: tungro refuses to load over it, and waits for it at unload
  * Every check line names its case. */
 #include "agent.h"
 
@@ -308,4 +309,274 @@ void k01_fou_gue(unsigned mib)
 		      sc->name, rt.segs_per_gro, rk.segs_per_gro, rt.wire_segs, rt.gro_pkts, rk.wire_segs, rk.gro_pkts,
 		      stats_get(&rt.tg, "seen"), stats_get(&rt.tg, "merged"), stats_get(&rt.tg, "passed"), rt.reasons);
 	}
+}
+
+/* ---- K07: stacked hooks ---- */
+
+#define K07_BLOCK_MS 2000       /* rmmod tungro under the stacker must still be waiting after this */
+#define K07_RETURN_MS 15000     /* ... and return within this once the stacker is gone */
+
+/* Kernel log records since klog_open(), kept one per line: several lines are looked for in one stretch of log. */
+static struct klog {
+	int fd;
+	size_t len;
+	char text[16384];
+} g_klog;
+
+static void klog_open(void)
+{
+	g_klog.len = 0;
+	g_klog.text[0] = 0;
+	if ((g_klog.fd = kmsg_open()) < 0)
+		die("K07: open /dev/kmsg: %s", strerror(-g_klog.fd));
+}
+
+static void klog_read(void)
+{
+	char msg[512];
+	while (kmsg_next(g_klog.fd, msg, sizeof(msg))) {
+		int n = snprintf(g_klog.text + g_klog.len, sizeof(g_klog.text) - g_klog.len, "%s\n", msg);
+		if (n > 0 && (size_t)n < sizeof(g_klog.text) - g_klog.len)
+			g_klog.len += (size_t)n;
+	}
+}
+
+static void klog_close(void)
+{
+	close(g_klog.fd);
+}
+
+/* First line read so far that holds both a and b (leading blanks dropped), into line; 0 if there is none. */
+static int klog_find(const char *a, const char *b, char *line, size_t cap)
+{
+	for (const char *p = g_klog.text; *p;) {
+		const char *end = strchr(p, '\n');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		char one[512];
+		snprintf(one, sizeof(one), "%.*s", (int)n, p);
+		if (strstr(one, a) && strstr(one, b)) {
+			snprintf(line, cap, "%s", one + strspn(one, " \t"));
+			return 1;
+		}
+		p += n + (end != NULL);
+	}
+	return 0;
+}
+
+/* KTAP result line of a suite: "ok N suite" or "not ok N suite", possibly with a "# ..." directive after it. */
+static int klog_ktap_result(const char *suite, char *line, size_t cap)
+{
+	char pat[80];
+	size_t sl = strlen(suite);
+	snprintf(pat, sizeof(pat), " %s", suite);
+	for (const char *p = g_klog.text; (p = strstr(p, pat)) != NULL; p += sl) {
+		const char *start = p, *after = p + 1 + sl;
+		if (*after && *after != '\n' && *after != ' ')
+			continue;   /* a test of the suite (suite_name_...), not the suite */
+		while (start > g_klog.text && start[-1] != '\n')
+			start--;
+		start += strspn(start, " \t");
+		if (strncmp(start, "ok ", 3) && strncmp(start, "not ok ", 7))
+			continue;
+		const char *end = strchr(after, '\n');
+		snprintf(line, cap, "%.*s", (int)((end ? end : after + strlen(after)) - start), start);
+		return 1;
+	}
+	return 0;
+}
+
+/* What the log says about an expected line: the line, or that it is missing and what tungro said instead. */
+static int klog_expect(const char *a, const char *b, char *line, size_t cap)
+{
+	char said[400];
+	if (klog_find(a, b, line, cap))
+		return 1;
+	if (klog_find("tungro:", "", said, sizeof(said)))
+		snprintf(line, cap, "no line with \"%s\" and \"%s\" (tungro said: \"%s\")", a, b, said);
+	else
+		snprintf(line, cap, "no line with \"%s\" and \"%s\" (nothing from tungro)", a, b);
+	return 0;
+}
+
+/* After each order: the kernel's own IPIP GRO must be back and coalescing. */
+static void k07_kernel_gro(const char *order)
+{
+	const struct scenario *ipip = scenario_by_name("ipip");
+	struct run_result r;
+	char name[64];
+	int rc = run_stream(ipip, "kernel", MIB, 8000 + (uint64_t)order[0], stream_timeout(MIB), NULL, &r);
+	print_result(&r);
+	snprintf(name, sizeof(name), "K07_%s_kernel_gro", order);
+	check(name, rc == 0 && r.segs_per_gro > 1.0 && !mod_loaded() && !mod_loaded_name("tungro_stacker"),
+	      "K07 order %s, afterwards: IPIP with the kernel's GRO %.2f segs/GRO (need > 1), checksum %s, tungro %s, "
+	      "tungro_stacker %s%s%s", order, r.segs_per_gro, r.ok && r.csum_ok ? "ok" : "BAD",
+	      mod_loaded() ? "STILL LOADED" : "unloaded", mod_loaded_name("tungro_stacker") ? "STILL LOADED" : "unloaded",
+	      r.err[0] ? ": " : "", r.err);
+}
+
+static const char *errname(int rc)
+{
+	return rc ? strerror(-rc) : "ok";
+}
+
+/* (a) stacker first: tungro must refuse to load over it, and load once it is gone. */
+static void k07_refuse(void)
+{
+	char line[512];
+	int rc, rc_unload = 0, rc_stacker, rc_again;
+
+	out("# K07 order a: insmod tungro_stacker, insmod tungro (must fail with EBUSY), rmmod tungro_stacker, "
+	    "insmod tungro");
+	if ((rc = mod_load_file(STACKER_MODULE_PATH))) {
+		check("K07_a_stacker", 0, "K07 insmod %s: %s", STACKER_MODULE_PATH, strerror(-rc));
+		return;
+	}
+	klog_open();
+	rc = mod_load();
+	klog_read();
+	klog_close();
+	int found = klog_expect("tungro:", "refus", line, sizeof(line));
+	check("K07_a_refused", rc == -EBUSY && !mod_loaded() && found,
+	      "K07 insmod tungro with tungro_stacker on the IPIP slot: %s (need EBUSY), dmesg: %s",
+	      rc ? strerror(-rc) : "LOADED", line);
+	if (rc == 0) {
+		/* tungro took the slot anyway and saved the stacker's pointer: it has to go first, or it would call
+		 * into the stacker's freed memory once the stacker is unloaded */
+		rc_unload = mod_unload();
+	}
+	rc_stacker = mod_unload_name("tungro_stacker");
+	rc_again = rc_stacker ? -EALREADY : mod_load();
+	check("K07_a_load_after", rc_unload == 0 && rc_stacker == 0 && rc_again == 0 && mod_loaded(),
+	      "K07 rmmod tungro_stacker: %s, then insmod tungro: %s%s%s", errname(rc_stacker),
+	      rc_again == -EALREADY ? "not tried" : errname(rc_again), rc_unload ? "; rmmod of the wrongly loaded "
+	      "tungro: " : "", rc_unload ? strerror(-rc_unload) : "");
+	if (mod_loaded())
+		mod_unload();
+	k07_kernel_gro("a");
+}
+
+/* (c) tungro_kunit.ko installs tungro's offloads for its suites: over a loaded tungro.ko it must refuse too. One
+ * suite only (kunit.filter_glob), so this costs a second, not the whole KUnit run. */
+static void k07_kunit(void)
+{
+	static const char suite[] = "tungro_layout";
+	char line[512], res[200];
+	int rc, rc_kunit, rc_kunit_rm, rc_tungro_rm;
+
+	if (access(KUNIT_MODULE_PATH, R_OK)) {
+		check("K07_c_kunit", 0, "K07 %s not in the initramfs", KUNIT_MODULE_PATH);
+		return;
+	}
+	out("# K07 order c: insmod tungro, insmod tungro_kunit (suite %s; its offload install must be refused), "
+	    "rmmod both", suite);
+	if ((rc = write_file("/sys/module/kunit/parameters/filter_glob", suite))) {
+		check("K07_c_kunit", 0, "K07 set kunit.filter_glob: %s", strerror(-rc));
+		return;
+	}
+	if ((rc = mod_load())) {
+		check("K07_c_kunit", 0, "K07 insmod tungro: %s", strerror(-rc));
+		return;
+	}
+	klog_open();
+	rc_kunit = mod_load_file(KUNIT_MODULE_PATH);
+	klog_read();
+	klog_close();
+	/* the suite's KTAP result ("ok N tungro_layout" or "not ok N tungro_layout"), and tungro's refusal */
+	if (!klog_ktap_result(suite, res, sizeof(res)))
+		snprintf(res, sizeof(res), "no result line for %s", suite);
+	int found = klog_expect("tungro:", "refus", line, sizeof(line));
+	check("K07_c_kunit_refused", found,
+	      "K07 insmod tungro_kunit over tungro.ko: %s; KTAP: %s; dmesg: %s", errname(rc_kunit), res, line);
+	rc_kunit_rm = rc_kunit ? 0 : mod_unload_name("tungro_kunit");
+	rc_tungro_rm = mod_unload();
+	check("K07_c_rmmod", rc_kunit_rm == 0 && rc_tungro_rm == 0 && !mod_loaded() && !mod_loaded_name("tungro_kunit"),
+	      "K07 rmmod tungro_kunit: %s, rmmod tungro: %s", errname(rc_kunit_rm), errname(rc_tungro_rm));
+	k07_kernel_gro("c");
+}
+
+/* rmmod tungro in its own thread: with a stacker on top it must wait. Static: if it never returns, the thread
+ * outlives the check and the run goes on (the agent's watchdog bounds the whole run). */
+static struct unloader {
+	volatile int done;
+	int rc;
+	uint64_t usecs;
+} g_unloader;
+
+static void *unloader_main(void *arg)
+{
+	struct unloader *u = arg;
+	uint64_t t0 = now_us();
+	u->rc = mod_unload();
+	u->usecs = now_us() - t0;
+	__atomic_store_n(&u->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static int unloader_wait(struct unloader *u, unsigned ms)
+{
+	for (unsigned i = 0; i < ms && !__atomic_load_n(&u->done, __ATOMIC_ACQUIRE); i += 10)
+		sleep_ms(10);
+	return __atomic_load_n(&u->done, __ATOMIC_ACQUIRE);
+}
+
+/* (b) stacker on top of tungro: rmmod tungro must report the stacker and wait until its own pointer is back. */
+static void k07_wait(void)
+{
+	char line[512], orphan[512];
+	pthread_t th;
+	int rc;
+
+	out("# K07 order b: insmod tungro, insmod tungro_stacker, rmmod tungro (must wait), rmmod tungro_stacker");
+	if ((rc = mod_load()) || (rc = mod_load_file(STACKER_MODULE_PATH))) {
+		check("K07_b_setup", 0, "K07 insmod tungro, tungro_stacker: %s", strerror(-rc));
+		if (mod_loaded_name("tungro_stacker"))
+			mod_unload_name("tungro_stacker");
+		if (mod_loaded())
+			mod_unload();
+		return;
+	}
+	klog_open();
+	memset(&g_unloader, 0, sizeof(g_unloader));
+	if ((rc = pthread_create(&th, NULL, unloader_main, &g_unloader)) != 0)
+		die("pthread_create (K07 rmmod): %s", strerror(rc));
+	pthread_detach(th);
+	int returned_early = unloader_wait(&g_unloader, K07_BLOCK_MS);
+	klog_read();
+	int found = klog_expect("tungro:", "tungro_stacker_gro_receive", line, sizeof(line));
+	check("K07_b_rmmod_waits", !returned_early && found,
+	      "K07 rmmod tungro under tungro_stacker: %s after %u ms (need: still waiting); dmesg: %s",
+	      returned_early ? "RETURNED" : "still waiting", returned_early ? (unsigned)(g_unloader.usecs / 1000) :
+	      K07_BLOCK_MS, line);
+
+	rc = mod_unload_name("tungro_stacker");
+	int returned = unloader_wait(&g_unloader, K07_RETURN_MS);
+	/* a stacker left without a lower layer says so (and stays): the log tells which way it went */
+	klog_read();
+	klog_close();
+	if (!klog_find("tungro_stacker:", "unloaded while", orphan, sizeof(orphan)) &&
+	    !klog_find("tungro_stacker:", "unstacked", orphan, sizeof(orphan)))
+		snprintf(orphan, sizeof(orphan), "nothing");
+	check("K07_b_both_gone", returned && g_unloader.rc == 0 && rc == 0 && !mod_loaded() &&
+	      !mod_loaded_name("tungro_stacker"),
+	      "K07 rmmod tungro_stacker: %s; rmmod tungro %s%s; tungro %s, tungro_stacker %s; stacker log: %s",
+	      errname(rc), returned ? "returned: " : "STILL WAITING after the stacker's rmmod",
+	      returned ? errname(g_unloader.rc) : "", mod_loaded() ? "LOADED" : "gone",
+	      mod_loaded_name("tungro_stacker") ? "LOADED" : "gone", orphan);
+	if (!returned)
+		return;   /* tungro's exit is stuck: no kernel GRO to measure */
+	k07_kernel_gro("b");
+}
+
+void k07_stacked_hooks(void)
+{
+	if (access(STACKER_MODULE_PATH, R_OK)) {
+		check("K07_stacker", 0, "K07 %s not in the initramfs", STACKER_MODULE_PATH);
+		return;
+	}
+	if (mod_loaded())
+		mod_unload();
+	k07_refuse();
+	k07_kunit();
+	/* last: if tungro's exit does not wait, the stacker is left without a lower layer and stays in the slot */
+	k07_wait();
 }

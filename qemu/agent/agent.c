@@ -14,7 +14,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,106 +131,9 @@ static double tg_ratio(const struct stats *d)
 
 /* ---- demo: kernel GRO vs tungro for each scenario ---- */
 
-/*
- * Kernel GRO vs tungro on one TCP connection. Separate streams differ by ~10% in segments per GRO packet under TCG
- * (congestion window, ACK timing, when NAPI polls run) whatever the engine, which would drown a 5% comparison.
- * So each tunnel scenario is one long stream cut into windows of DEMO_WINDOW_MIB, engines alternating window by
- * window (tungro loaded for its windows, unloaded for the kernel's); counters are sampled at each switch and
- * pooled per engine. Both engines then see the same connection in the same state, interleaved in time.
- */
+/* One stream per tunnel scenario, engines alternating in windows (run_stream_ab in stream.c). */
 #define DEMO_WINDOWS 8          /* per engine */
 #define DEMO_WINDOW_MIB 4
-
-struct ab_counts {
-	uint64_t wire, gro, bytes, usecs;
-	struct stats tg;        /* tungro's debugfs delta summed over its windows */
-	int have_tg;
-};
-
-struct ab {
-	const struct scenario *sc;
-	volatile unsigned long progress;
-	volatile int stop, abort;
-	struct ab_counts eng[2];
-	int windows;            /* windows completed */
-	char err[200];
-};
-
-static int ab_sample(const struct scenario *sc, uint64_t *wire, uint64_t *gro)
-{
-	char path[128];
-	int rc = read_u64("/sys/class/net/eth0/statistics/rx_packets", wire);
-	if (rc)
-		return rc;
-	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/rx_packets", sc->tundev);
-	return read_u64(path, gro);
-}
-
-static void *ab_main(void *arg)
-{
-	struct ab *a = arg;
-	uint64_t w0, g0, w1, g1, t0, p0;
-	struct stats s0, s1, d;
-	int rc = 0;
-
-	while (__atomic_load_n(&a->progress, __ATOMIC_ACQUIRE) < 2 * MIB)   /* past slow start */
-		if (__atomic_load_n(&a->abort, __ATOMIC_ACQUIRE))
-			goto out;
-		else
-			sleep_ms(5);
-	for (int i = 0; i < 2 * DEMO_WINDOWS; i++) {
-		int e = i & 1;
-		if (e && (rc = mod_load())) {
-			snprintf(a->err, sizeof(a->err), "window %d: insmod: %s", i, strerror(-rc));
-			goto out;
-		}
-		if (e && (rc = stats_read(&s0))) {
-			snprintf(a->err, sizeof(a->err), "window %d: stats: %s", i, strerror(-rc));
-			goto out;
-		}
-		if ((rc = ab_sample(a->sc, &w0, &g0))) {
-			snprintf(a->err, sizeof(a->err), "window %d: counters: %s", i, strerror(-rc));
-			goto out;
-		}
-		t0 = now_us();
-		p0 = __atomic_load_n(&a->progress, __ATOMIC_ACQUIRE);
-		while (__atomic_load_n(&a->progress, __ATOMIC_ACQUIRE) - p0 < (unsigned long)DEMO_WINDOW_MIB * MIB) {
-			if (__atomic_load_n(&a->abort, __ATOMIC_ACQUIRE))
-				goto out;
-			sleep_ms(2);
-		}
-		if ((rc = ab_sample(a->sc, &w1, &g1))) {
-			snprintf(a->err, sizeof(a->err), "window %d: counters: %s", i, strerror(-rc));
-			goto out;
-		}
-		a->eng[e].wire += w1 - w0;
-		a->eng[e].gro += g1 - g0;
-		a->eng[e].bytes += __atomic_load_n(&a->progress, __ATOMIC_ACQUIRE) - p0;
-		a->eng[e].usecs += now_us() - t0;
-		if (e) {
-			if ((rc = stats_read(&s1)) == 0) {
-				stats_delta(&d, &s1, &s0);
-				if (!a->eng[1].have_tg) {
-					a->eng[1].tg = d;
-					a->eng[1].have_tg = 1;
-				} else {
-					for (int k = 0; k < d.n && k < a->eng[1].tg.n; k++)
-						a->eng[1].tg.val[k] += d.val[k];
-				}
-			}
-			if ((rc = mod_unload())) {
-				snprintf(a->err, sizeof(a->err), "window %d: rmmod: %s", i, strerror(-rc));
-				goto out;
-			}
-		}
-		a->windows = i + 1;
-	}
-out:
-	if (mod_loaded())
-		mod_unload();
-	__atomic_store_n(&a->stop, 1, __ATOMIC_RELEASE);
-	return NULL;
-}
 
 static void demo(void)
 {
@@ -263,39 +165,32 @@ static void demo(void)
 	}
 	for (int s = 1; s < 3; s++) {
 		const struct scenario *sc = &g_scenarios[s];
-		struct ab a;
+		struct ab_counts eng[2];
 		struct run_result r;
-		pthread_t th;
-		int rc;
+		char err[200];
 
-		memset(&a, 0, sizeof(a));
-		a.sc = sc;
-		struct stream_opts o = { .open_ended = 1, .stop = &a.stop, .max_bytes = 4096ull * MIB, .progress = &a.progress };
-		if ((rc = pthread_create(&th, NULL, ab_main, &a)) != 0)
-			die("pthread_create (demo): %s", strerror(rc));
 		out("# %s: one stream, %d windows of %d MiB per engine, engines alternating", sc->name, DEMO_WINDOWS,
 		    DEMO_WINDOW_MIB);
-		rc = run_stream(sc, "ab", bytes, 2000 + (uint64_t)s, 60 + 2 * DEMO_WINDOWS * DEMO_WINDOW_MIB * 10, &o, &r);
-		__atomic_store_n(&a.abort, 1, __ATOMIC_RELEASE);
-		pthread_join(th, NULL);
-		if (rc)
+		int done = run_stream_ab(sc, DEMO_WINDOWS, DEMO_WINDOW_MIB, bytes, 2000 + (uint64_t)s, eng, &r, err,
+					 sizeof(err));
+		int ok = r.ok && r.csum_ok;
+		if (!ok)
 			fail("demo %s: stream: %s", sc->name, r.err);
-		if (a.err[0])
-			fail("demo %s: %s", sc->name, a.err);
-		check(s == 1 ? "demo_ipip_bytes" : "demo_sit_bytes", rc == 0 && r.csum_ok && r.bytes == r.sent,
+		if (err[0])
+			fail("demo %s: %s", sc->name, err);
+		check(s == 1 ? "demo_ipip_bytes" : "demo_sit_bytes", ok && r.bytes == r.sent,
 		      "%" PRIu64 " bytes sent, %" PRIu64 " received, checksum %s", r.sent, r.bytes, r.csum_ok ? "ok" : "BAD");
-		if (a.windows != 2 * DEMO_WINDOWS)
+		if (done != 2 * DEMO_WINDOWS)
 			continue;
-		memcpy(rows[s], a.eng, sizeof(a.eng));
+		memcpy(rows[s], eng, sizeof(eng));
 		have[s] = 1;
 		for (int e = 0; e < 2; e++)
 			out("RESULT arch=%s kernel=%s scenario=%s engine=%s bytes=%" PRIu64 " usecs=%" PRIu64
 			    " wire_segs=%" PRIu64 " gro_pkts=%" PRIu64 " segs_per_gro=%.2f windows=%d csum=%s", uname_machine(),
-			    uname_release(), sc->name, engines[e], a.eng[e].bytes, a.eng[e].usecs, a.eng[e].wire, a.eng[e].gro,
-			    a.eng[e].gro ? (double)a.eng[e].wire / (double)a.eng[e].gro : 0.0, DEMO_WINDOWS,
+			    uname_release(), sc->name, engines[e], eng[e].bytes, eng[e].usecs, eng[e].wire, eng[e].gro,
+			    ab_segs_per_gro(&eng[e]), DEMO_WINDOWS,
 			    r.csum_ok ? "ok" : "BAD");
-		double k = a.eng[0].gro ? (double)a.eng[0].wire / (double)a.eng[0].gro : 0;
-		double t = a.eng[1].gro ? (double)a.eng[1].wire / (double)a.eng[1].gro : 0;
+		double k = ab_segs_per_gro(&eng[0]), t = ab_segs_per_gro(&eng[1]);
 		check(s == 1 ? "demo_ipip_gro" : "demo_sit_gro", t >= 0.95 * k && t > 4.0,
 		      "tungro %.2f segs/GRO vs kernel %.2f on the same connection (need >= 0.95x kernel and > 4)", t, k);
 	}

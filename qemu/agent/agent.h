@@ -115,6 +115,19 @@ unsigned stream_timeout(uint64_t bytes);   /* seconds a closed stream of this si
 int run_stream(const struct scenario *sc, const char *engine, uint64_t bytes, uint64_t seed,
 	       unsigned timeout_s, const struct stream_opts *opts, struct run_result *r);
 void print_result(const struct run_result *r);
+
+/* One open-ended stream of at least bytes, cut into 2 x windows windows of window_mib after a 2 MiB start, the
+ * kernel's GRO and tungro alternating (tungro loaded for its windows); counters pooled per engine in eng[0]
+ * (kernel) and eng[1] (tungro). Returns the windows completed; the stream's outcome is in r, a window's error in
+ * err. */
+struct ab_counts {
+	uint64_t wire, gro, bytes, usecs;   /* eth0 rx_packets, tunnel rx_packets (one per GRO packet), bytes, time */
+	struct stats tg;        /* tungro's debugfs delta summed over its windows */
+	int have_tg;
+};
+int run_stream_ab(const struct scenario *sc, int windows, unsigned window_mib, uint64_t bytes, uint64_t seed,
+		  struct ab_counts eng[2], struct run_result *r, char *err, size_t errcap);
+double ab_segs_per_gro(const struct ab_counts *c);
 const char *uname_machine(void);
 const char *uname_release(void);
 

@@ -269,45 +269,47 @@ stop:
 
 /* ---- K01: TCP in IPIP-in-FOU and SIT-in-GUE, kernel GRO vs tungro ---- */
 
+/* One connection, the engines alternating in windows: separate streams differ by up to 20% in segments per GRO
+ * packet under TCG whatever the engine (17.4 against 22 for the kernel alone, m68k), which would drown a 0.9x bar. */
+#define K01_WINDOWS 4           /* per engine */
+#define K01_WINDOW_MIB 2
+
 void k01_fou_gue(unsigned mib)
 {
 	static const char *const names[] = { "ipip-fou", "sit-gue" };
-	uint64_t bytes = (uint64_t)mib * MIB;
 
 	for (int i = 0; i < 2; i++) {
 		const struct scenario *sc = scenario_by_name(names[i]);
-		struct run_result rk, rt;
-		char name[64];
-		int rck, rct, rc;
+		const char *id = i ? "sit_gue" : "ipip_fou";
+		struct ab_counts eng[2];
+		struct run_result r;
+		char name[64], err[200], reasons[128] = "-";
 
 		if (mod_loaded())
 			mod_unload();
-		out("# K01 %s: %u MiB TCP with the kernel's GRO, then with tungro", sc->name, mib);
-		rck = run_stream(sc, "kernel", bytes, 7000 + (uint64_t)i, stream_timeout(bytes), NULL, &rk);
-		print_result(&rk);
-		if ((rc = mod_load())) {
-			check(i ? "K01_sit_gue_insmod" : "K01_ipip_fou_insmod", 0, "K01 insmod tungro: %s", strerror(-rc));
-			continue;
-		}
-		rct = run_stream(sc, "tungro", bytes, 7100 + (uint64_t)i, stream_timeout(bytes), NULL, &rt);
-		print_result(&rt);
-		rc = mod_unload();
+		out("# K01 %s: one TCP stream, %d windows of %d MiB per engine, the kernel's GRO and tungro alternating",
+		    sc->name, K01_WINDOWS, K01_WINDOW_MIB);
+		int done = run_stream_ab(sc, K01_WINDOWS, K01_WINDOW_MIB, (uint64_t)mib * MIB, 7000 + (uint64_t)i, eng,
+					 &r, err, sizeof(err));
+		print_result(&r);
+		if (eng[1].have_tg)
+			stats_top_reasons(&eng[1].tg, reasons, sizeof(reasons));
 
-		snprintf(name, sizeof(name), "K01_%s_bytes", i ? "sit_gue" : "ipip_fou");
-		check(name, rck == 0 && rct == 0 && rc == 0,
-		      "K01 %s: kernel %" PRIu64 "/%" PRIu64 " bytes checksum %s; tungro %" PRIu64 "/%" PRIu64
-		      " bytes checksum %s; rmmod %s%s%s%s%s", sc->name, rk.bytes, bytes, rk.ok && rk.csum_ok ? "ok" : "BAD",
-		      rt.bytes, bytes, rt.ok && rt.csum_ok ? "ok" : "BAD", rc ? strerror(-rc) : "ok",
-		      rk.err[0] ? "; kernel: " : "", rk.err, rt.err[0] ? "; tungro: " : "", rt.err);
+		snprintf(name, sizeof(name), "K01_%s_bytes", id);
+		check(name, r.ok && r.csum_ok && r.bytes == r.sent && done == 2 * K01_WINDOWS && !err[0],
+		      "K01 %s: %" PRIu64 " bytes sent, %" PRIu64 " received, checksum %s; %d of %d windows%s%s%s%s",
+		      sc->name, r.sent, r.bytes, r.ok && r.csum_ok ? "ok" : "BAD", done, 2 * K01_WINDOWS,
+		      err[0] ? "; " : "", err, r.err[0] ? "; " : "", r.err);
 		/* the kernel must coalesce here for the comparison to mean anything (it does: 6.12 reaches
 		 * ipip_gro_receive/sit_ip6ip6_gro_receive from fou_gro_receive/gue_gro_receive) */
-		snprintf(name, sizeof(name), "K01_%s_gro", i ? "sit_gue" : "ipip_fou");
-		check(name, rk.ok && rt.ok && rk.segs_per_gro > 1.5 && rt.segs_per_gro >= 0.9 * rk.segs_per_gro,
-		      "K01 %s: tungro %.2f segs/GRO packet vs kernel %.2f (%" PRIu64 "/%" PRIu64 " vs %" PRIu64 "/%" PRIu64
-		      " wire segments/GRO packets; need kernel > 1.5 and tungro >= 0.9x kernel); tungro debugfs seen %"
-		      PRIu64 " merged %" PRIu64 " passed %" PRIu64 ", flush %s",
-		      sc->name, rt.segs_per_gro, rk.segs_per_gro, rt.wire_segs, rt.gro_pkts, rk.wire_segs, rk.gro_pkts,
-		      stats_get(&rt.tg, "seen"), stats_get(&rt.tg, "merged"), stats_get(&rt.tg, "passed"), rt.reasons);
+		double k = ab_segs_per_gro(&eng[0]), t = ab_segs_per_gro(&eng[1]);
+		snprintf(name, sizeof(name), "K01_%s_gro", id);
+		check(name, done == 2 * K01_WINDOWS && k > 1.5 && t >= 0.9 * k,
+		      "K01 %s: tungro %.2f segs/GRO packet vs kernel %.2f on the same connection (%" PRIu64 "/%" PRIu64
+		      " vs %" PRIu64 "/%" PRIu64 " wire segments/GRO packets; need kernel > 1.5, tungro >= 0.9x kernel); "
+		      "tungro debugfs seen %" PRIu64 " merged %" PRIu64 " passed %" PRIu64 ", flush %s",
+		      sc->name, t, k, eng[1].wire, eng[1].gro, eng[0].wire, eng[0].gro, stats_get(&eng[1].tg, "seen"),
+		      stats_get(&eng[1].tg, "merged"), stats_get(&eng[1].tg, "passed"), reasons);
 	}
 }
 

@@ -18,7 +18,8 @@ fi
 kdir=$(kernel_tree "$arch")
 kimg=$(kernel_image "$arch" "$kdir")
 [ -f "$kimg" ] || die "no kernel image at $kimg"
-ko="$("$here/scripts/build-module.sh" "$arch")/tungro.ko"
+mods=$("$here/scripts/build-module.sh" "$arch")
+ko="$mods/tungro.ko"
 
 out="$here/build/$(build_tag "$arch")/guest-$mode"
 mkdir -p "$out"
@@ -26,9 +27,26 @@ mkdir -p "$out"
 # What the agent needs from the kernel before it starts: virtio-net NICs, the virtio-serial results port,
 # AF_PACKET (post-GRO counts), IPv6 (SIT's inner family), IPIP and SIT. Modules only where they are not
 # built in (Debian's kernel), loaded by the agent first.
-specs=$(guest_modules "$kdir" "$out/deps" virtio_pci virtio_net virtio_console af_packet ipv6 ipip sit)
+specs=$(guest_modules "$kdir" "$out/deps" virtio_pci virtio_net virtio_console af_packet ipv6 ipip sit fou)
 extra=()
 [ -z "$specs" ] || mapfile -t extra <<<"$specs"
+cmdline="tungro.mode=$mode tungro.mib=$mib"
+if [ "$mode" = test ]; then
+  # K07: the stacking test fixture, and tungro_kunit.ko as a second installer of tungro's offloads. Both are
+  # built only where the kernel has KUnit (the test kernels); on Debian's kernel the agent says K07 is skipped.
+  for m in tungro_stacker.ko tungro_kunit.ko; do
+    if [ -f "$mods/$m" ]; then
+      extra+=("$mods/$m")
+    elif [ "$(tungro_kernel)" != debian ]; then
+      die "$m was not built for $arch (CONFIG_KUNIT off in the test kernel?)"
+    fi
+  done
+  # K06: insmod/rmmod cycles under traffic (about 45 s for 200 on x86_64, 60 s on m68k); TUNGRO_CYCLES=N for a
+  # soak. The KASAN kernel (debug variant) needs ~1.4 s a cycle (275 s for 200): 50 there.
+  cycles=${TUNGRO_CYCLES:-$([ "${TUNGRO_VARIANT:-}" = debug ] && echo 50 || echo 200)}
+  case "$cycles" in ''|*[!0-9]*) die "TUNGRO_CYCLES must be a whole number, got '$cycles'" ;; esac
+  cmdline+=" tungro.cycles=$cycles"
+fi
 if [ "$mode" = conform ]; then
   # The peer suite runs the kernel's own gro.c selftest in the guest. A failed build still boots: the agent
   # finds the reason instead of the binary and reports failing peer lines that name it.
@@ -51,7 +69,8 @@ fi
 # conform also runs gro.c's peer suite twice, whose sender sleeps ~30 s per engine by itself.
 timeout_s=$(( 300 + mib * 20 ))
 [ "$mode" = conform ] && timeout_s=600
+[ "$mode" = test ] && timeout_s=$(( timeout_s + cycles * 2 ))
 log "guest $arch ($mode, $mib MiB per stream): booting $(basename "$kimg") with tungro.ko, timeout ${timeout_s}s"
 start=$SECONDS
-"$here/qemu/boot.sh" "$arch" "$kimg" "$out/initramfs.cpio" "$out" "$timeout_s" "tungro.mode=$mode tungro.mib=$mib"
+"$here/qemu/boot.sh" "$arch" "$kimg" "$out/initramfs.cpio" "$out" "$timeout_s" "$cmdline"
 log "guest $arch ($mode): passed in $((SECONDS - start)) s"

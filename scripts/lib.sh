@@ -61,7 +61,8 @@ copy_module_sources() {
   local top=$1 dest=$2
   mkdir -p "$dest"
   rsync -a --delete --include='Kbuild' --include='module/***' --include='kunit/***' --include='cxxcore/' \
-    --include='cxxcore/include/***' --include='cxxcore/src/***' --exclude='*' "$top/" "$dest/"
+    --include='cxxcore/include/***' --include='cxxcore/src/***' --include='qemu/' --include='qemu/modules/***' \
+    --exclude='*' "$top/" "$dest/"
 }
 
 # Kernel ARCH and cross prefix for a tungro arch name.

@@ -4,6 +4,7 @@
  *   tungro.mode=demo|test|kunit|conform   what to run (default demo); conform: crafted frame trains (conform.c),
  *                           then the kernel's gro.c selftest as a peer suite (peer.c), per engine
  *   tungro.mib=N            MiB per stream (0 or absent: 32 for demo, 4 for test)
+ *   tungro.cycles=N         test: insmod/rmmod cycles of tungro under traffic (K06; default 200)
  *   tungro.deadline=S       give up S seconds after boot with a failure line (boot.sh sets it below its timeout)
  * Results go to the virtio-serial port named tungro.results and to the console; the last line is
  * "success" or "failure: <reason>".
@@ -15,7 +16,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +26,7 @@
 static const char *opt_mode = "demo";
 static unsigned opt_mib;
 static unsigned opt_deadline = 3600;
+static unsigned opt_cycles = 200;
 
 static void mount_one(const char *src, const char *dir, const char *type)
 {
@@ -62,6 +63,12 @@ static void parse_cmdline(void)
 			if (*end || v > 4096)
 				die("bad tungro.mib '%s' (0..4096)", tok + 11);
 			opt_mib = (unsigned)v;
+		} else if (!strncmp(tok, "tungro.cycles=", 14)) {
+			char *end;
+			unsigned long v = strtoul(tok + 14, &end, 10);
+			if (*end || v < 1 || v > 100000)
+				die("bad tungro.cycles '%s' (1..100000)", tok + 14);
+			opt_cycles = (unsigned)v;
 		} else if (!strncmp(tok, "tungro.deadline=", 16)) {
 			char *end;
 			unsigned long v = strtoul(tok + 16, &end, 10);
@@ -107,21 +114,15 @@ static void open_results_port(void)
 	note("# warning: virtio-serial port tungro.results not found after 10 s");
 }
 
-static unsigned stream_timeout(uint64_t bytes)
-{
-	/* generous for TCG, m68k included: 60 s plus 10 s per MiB */
-	return 60u + (unsigned)(bytes / MIB) * 10u;
-}
-
 static void warmup(void)
 {
 	/* a short stream per path proves the set-up (and fills route caches) before anything is measured */
-	for (size_t i = 0; i < sizeof(g_scenarios) / sizeof(g_scenarios[0]); i++) {
+	for (size_t i = 0; i < N_SCENARIOS; i++) {
 		struct run_result r;
 		if (run_stream(&g_scenarios[i], "warmup", 256 * 1024, 7 + i, 60, NULL, &r))
 			die("warm-up stream over %s: %s", g_scenarios[i].name, r.err);
 	}
-	out("# warm-up streams over plain, ipip and sit: ok");
+	out("# warm-up streams over plain, ipip, sit, ipip-fou and sit-gue: ok");
 }
 
 static double tg_ratio(const struct stats *d)
@@ -132,106 +133,9 @@ static double tg_ratio(const struct stats *d)
 
 /* ---- demo: kernel GRO vs tungro for each scenario ---- */
 
-/*
- * Kernel GRO vs tungro on one TCP connection. Separate streams differ by ~10% in segments per GRO packet under TCG
- * (congestion window, ACK timing, when NAPI polls run) whatever the engine, which would drown a 5% comparison.
- * So each tunnel scenario is one long stream cut into windows of DEMO_WINDOW_MIB, engines alternating window by
- * window (tungro loaded for its windows, unloaded for the kernel's); counters are sampled at each switch and
- * pooled per engine. Both engines then see the same connection in the same state, interleaved in time.
- */
+/* One stream per tunnel scenario, engines alternating in windows (run_stream_ab in stream.c). */
 #define DEMO_WINDOWS 8          /* per engine */
 #define DEMO_WINDOW_MIB 4
-
-struct ab_counts {
-	uint64_t wire, gro, bytes, usecs;
-	struct stats tg;        /* tungro's debugfs delta summed over its windows */
-	int have_tg;
-};
-
-struct ab {
-	const struct scenario *sc;
-	volatile unsigned long progress;
-	volatile int stop, abort;
-	struct ab_counts eng[2];
-	int windows;            /* windows completed */
-	char err[200];
-};
-
-static int ab_sample(const struct scenario *sc, uint64_t *wire, uint64_t *gro)
-{
-	char path[128];
-	int rc = read_u64("/sys/class/net/eth0/statistics/rx_packets", wire);
-	if (rc)
-		return rc;
-	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/rx_packets", sc->tundev);
-	return read_u64(path, gro);
-}
-
-static void *ab_main(void *arg)
-{
-	struct ab *a = arg;
-	uint64_t w0, g0, w1, g1, t0, p0;
-	struct stats s0, s1, d;
-	int rc = 0;
-
-	while (__atomic_load_n(&a->progress, __ATOMIC_ACQUIRE) < 2 * MIB)   /* past slow start */
-		if (__atomic_load_n(&a->abort, __ATOMIC_ACQUIRE))
-			goto out;
-		else
-			sleep_ms(5);
-	for (int i = 0; i < 2 * DEMO_WINDOWS; i++) {
-		int e = i & 1;
-		if (e && (rc = mod_load())) {
-			snprintf(a->err, sizeof(a->err), "window %d: insmod: %s", i, strerror(-rc));
-			goto out;
-		}
-		if (e && (rc = stats_read(&s0))) {
-			snprintf(a->err, sizeof(a->err), "window %d: stats: %s", i, strerror(-rc));
-			goto out;
-		}
-		if ((rc = ab_sample(a->sc, &w0, &g0))) {
-			snprintf(a->err, sizeof(a->err), "window %d: counters: %s", i, strerror(-rc));
-			goto out;
-		}
-		t0 = now_us();
-		p0 = __atomic_load_n(&a->progress, __ATOMIC_ACQUIRE);
-		while (__atomic_load_n(&a->progress, __ATOMIC_ACQUIRE) - p0 < (unsigned long)DEMO_WINDOW_MIB * MIB) {
-			if (__atomic_load_n(&a->abort, __ATOMIC_ACQUIRE))
-				goto out;
-			sleep_ms(2);
-		}
-		if ((rc = ab_sample(a->sc, &w1, &g1))) {
-			snprintf(a->err, sizeof(a->err), "window %d: counters: %s", i, strerror(-rc));
-			goto out;
-		}
-		a->eng[e].wire += w1 - w0;
-		a->eng[e].gro += g1 - g0;
-		a->eng[e].bytes += __atomic_load_n(&a->progress, __ATOMIC_ACQUIRE) - p0;
-		a->eng[e].usecs += now_us() - t0;
-		if (e) {
-			if ((rc = stats_read(&s1)) == 0) {
-				stats_delta(&d, &s1, &s0);
-				if (!a->eng[1].have_tg) {
-					a->eng[1].tg = d;
-					a->eng[1].have_tg = 1;
-				} else {
-					for (int k = 0; k < d.n && k < a->eng[1].tg.n; k++)
-						a->eng[1].tg.val[k] += d.val[k];
-				}
-			}
-			if ((rc = mod_unload())) {
-				snprintf(a->err, sizeof(a->err), "window %d: rmmod: %s", i, strerror(-rc));
-				goto out;
-			}
-		}
-		a->windows = i + 1;
-	}
-out:
-	if (mod_loaded())
-		mod_unload();
-	__atomic_store_n(&a->stop, 1, __ATOMIC_RELEASE);
-	return NULL;
-}
 
 static void demo(void)
 {
@@ -263,39 +167,32 @@ static void demo(void)
 	}
 	for (int s = 1; s < 3; s++) {
 		const struct scenario *sc = &g_scenarios[s];
-		struct ab a;
+		struct ab_counts eng[2];
 		struct run_result r;
-		pthread_t th;
-		int rc;
+		char err[200];
 
-		memset(&a, 0, sizeof(a));
-		a.sc = sc;
-		struct stream_opts o = { .open_ended = 1, .stop = &a.stop, .max_bytes = 4096ull * MIB, .progress = &a.progress };
-		if ((rc = pthread_create(&th, NULL, ab_main, &a)) != 0)
-			die("pthread_create (demo): %s", strerror(rc));
 		out("# %s: one stream, %d windows of %d MiB per engine, engines alternating", sc->name, DEMO_WINDOWS,
 		    DEMO_WINDOW_MIB);
-		rc = run_stream(sc, "ab", bytes, 2000 + (uint64_t)s, 60 + 2 * DEMO_WINDOWS * DEMO_WINDOW_MIB * 10, &o, &r);
-		__atomic_store_n(&a.abort, 1, __ATOMIC_RELEASE);
-		pthread_join(th, NULL);
-		if (rc)
+		int done = run_stream_ab(sc, DEMO_WINDOWS, DEMO_WINDOW_MIB, bytes, 2000 + (uint64_t)s, eng, &r, err,
+					 sizeof(err));
+		int ok = r.ok && r.csum_ok;
+		if (!ok)
 			fail("demo %s: stream: %s", sc->name, r.err);
-		if (a.err[0])
-			fail("demo %s: %s", sc->name, a.err);
-		check(s == 1 ? "demo_ipip_bytes" : "demo_sit_bytes", rc == 0 && r.csum_ok && r.bytes == r.sent,
+		if (err[0])
+			fail("demo %s: %s", sc->name, err);
+		check(s == 1 ? "demo_ipip_bytes" : "demo_sit_bytes", ok && r.bytes == r.sent,
 		      "%" PRIu64 " bytes sent, %" PRIu64 " received, checksum %s", r.sent, r.bytes, r.csum_ok ? "ok" : "BAD");
-		if (a.windows != 2 * DEMO_WINDOWS)
+		if (done != 2 * DEMO_WINDOWS)
 			continue;
-		memcpy(rows[s], a.eng, sizeof(a.eng));
+		memcpy(rows[s], eng, sizeof(eng));
 		have[s] = 1;
 		for (int e = 0; e < 2; e++)
 			out("RESULT arch=%s kernel=%s scenario=%s engine=%s bytes=%" PRIu64 " usecs=%" PRIu64
 			    " wire_segs=%" PRIu64 " gro_pkts=%" PRIu64 " segs_per_gro=%.2f windows=%d csum=%s", uname_machine(),
-			    uname_release(), sc->name, engines[e], a.eng[e].bytes, a.eng[e].usecs, a.eng[e].wire, a.eng[e].gro,
-			    a.eng[e].gro ? (double)a.eng[e].wire / (double)a.eng[e].gro : 0.0, DEMO_WINDOWS,
+			    uname_release(), sc->name, engines[e], eng[e].bytes, eng[e].usecs, eng[e].wire, eng[e].gro,
+			    ab_segs_per_gro(&eng[e]), DEMO_WINDOWS,
 			    r.csum_ok ? "ok" : "BAD");
-		double k = a.eng[0].gro ? (double)a.eng[0].wire / (double)a.eng[0].gro : 0;
-		double t = a.eng[1].gro ? (double)a.eng[1].wire / (double)a.eng[1].gro : 0;
+		double k = ab_segs_per_gro(&eng[0]), t = ab_segs_per_gro(&eng[1]);
 		check(s == 1 ? "demo_ipip_gro" : "demo_sit_gro", t >= 0.95 * k && t > 4.0,
 		      "tungro %.2f segs/GRO vs kernel %.2f on the same connection (need >= 0.95x kernel and > 4)", t, k);
 	}
@@ -323,60 +220,7 @@ static void demo(void)
 	out("(Mbit/s indicative only: TCG emulation on %s, kernel %s)", uname_machine(), uname_release());
 }
 
-/* ---- test: tungro GRO, load/unload under traffic, kernel GRO afterwards ---- */
-
-struct toggler {
-	volatile unsigned long progress;
-	volatile int stop;      /* tells the open-ended sender to finish */
-	volatile int abort;     /* the stream ended early: stop toggling */
-	int done;               /* load/unload cycles completed */
-	uint64_t seen[5];       /* tungro 'seen' per load window */
-	char err[200];
-};
-
-static int toggler_wait(struct toggler *t, unsigned ms)
-{
-	for (unsigned i = 0; i < ms; i += 10) {
-		if (__atomic_load_n(&t->abort, __ATOMIC_ACQUIRE))
-			return -1;
-		sleep_ms(10);
-	}
-	return 0;
-}
-
-static void *toggler_main(void *arg)
-{
-	struct toggler *t = arg;
-	/* start only once data is flowing, so every action lands mid-stream */
-	while (__atomic_load_n(&t->progress, __ATOMIC_ACQUIRE) < 256 * 1024)
-		if (toggler_wait(t, 10))
-			goto out;
-	for (int i = 0; i < 5; i++) {
-		int rc = mod_load();
-		if (rc) {
-			snprintf(t->err, sizeof(t->err), "cycle %d: insmod: %s", i + 1, strerror(-rc));
-			goto out;
-		}
-		if (toggler_wait(t, 200))
-			goto out;
-		struct stats st;
-		if ((rc = stats_read(&st))) {
-			snprintf(t->err, sizeof(t->err), "cycle %d: read %s: %s", i + 1, STATS_PATH, strerror(-rc));
-			goto out;
-		}
-		t->seen[i] = stats_get(&st, "seen");
-		if ((rc = mod_unload())) {
-			snprintf(t->err, sizeof(t->err), "cycle %d: rmmod: %s", i + 1, strerror(-rc));
-			goto out;
-		}
-		t->done = i + 1;
-		if (toggler_wait(t, 150))
-			goto out;
-	}
-out:
-	__atomic_store_n(&t->stop, 1, __ATOMIC_RELEASE);
-	return NULL;
-}
+/* ---- test: tungro GRO, load/unload under traffic (K06), kernel GRO afterwards, FOU/GUE (K01), stacking (K07) ---- */
 
 static void test_tungro_stream(const struct scenario *sc, uint64_t bytes)
 {
@@ -423,37 +267,13 @@ static void test(void)
 	if (rc)
 		return;
 
-	/* ipip stream while tungro is loaded and unloaded 5 times */
-	struct toggler t;
-	memset(&t, 0, sizeof(t));
-	struct stream_opts o = { .open_ended = 1, .stop = &t.stop, .max_bytes = 512ull * MIB, .progress = &t.progress };
-	pthread_t th;
-	if ((rc = pthread_create(&th, NULL, toggler_main, &t)) != 0)
-		die("pthread_create (toggler): %s", strerror(rc));
-	struct run_result r;
-	out("# ipip stream while tungro is loaded and unloaded 5 times");
-	rc = run_stream(ipip, "toggle", bytes, 3000, 300, &o, &r);
-	__atomic_store_n(&t.abort, 1, __ATOMIC_RELEASE);
-	pthread_join(th, NULL);
-	print_result(&r);
-	check("toggle_bytes", rc == 0, "%" PRIu64 " bytes sent, %" PRIu64 " received, checksum %s%s%s", r.sent,
-	      r.bytes, r.ok && r.csum_ok ? "ok" : "BAD", r.err[0] ? ": " : "", r.err);
-	check("toggle_cycles", t.done == 5 && !t.err[0],
-	      "%d of 5 load/unload cycles during the stream%s%s; tungro saw %" PRIu64 ",%" PRIu64 ",%" PRIu64
-	      ",%" PRIu64 ",%" PRIu64 " packets per load",
-	      t.done, t.err[0] ? ": " : "", t.err, t.seen[0], t.seen[1], t.seen[2], t.seen[3], t.seen[4]);
-	int all_seen = t.done == 5;
-	for (int i = 0; i < t.done; i++)
-		all_seen &= t.seen[i] > 0;
-	check("toggle_traffic", all_seen, "every load window saw tunnel traffic through tungro");
-	if (mod_loaded()) {
-		rc = mod_unload();
-		check("toggle_rmmod", rc == 0, "leftover tungro unloaded: %s", rc ? strerror(-rc) : "ok");
-	}
+	/* K06: load race under TCP, UDP and ICMP in both tunnels */
+	k06_load_race(opt_cycles, opt_mib);
 
 	/* the kernel's own callbacks must be back */
 	for (int i = 0; i < 2; i++) {
 		const struct scenario *sc = i ? sit : ipip;
+		struct run_result r;
 		char name[64];
 		rc = run_stream(sc, "kernel", bytes, 4000 + (uint64_t)i, stream_timeout(bytes), NULL, &r);
 		print_result(&r);
@@ -463,6 +283,11 @@ static void test(void)
 		      r.segs_per_gro, r.wire_segs, r.gro_pkts, r.ok && r.csum_ok ? "ok" : "BAD", r.err[0] ? ": " : "",
 		      r.err);
 	}
+
+	/* K01: FOU and GUE carrying IPIP and SIT, tungro against the kernel */
+	k01_fou_gue(opt_mib);
+	/* K07 last: a tungro whose exit does not wait leaves the stacker in the IPIP slot */
+	k07_stacked_hooks();
 }
 
 int main(void)
@@ -486,8 +311,9 @@ int main(void)
 	if (kunit)
 		out("# tungro agent: arch=%s kernel=%s mode=kunit", uname_machine(), uname_release());
 	else
-		out("# tungro agent: arch=%s kernel=%s mode=%s mib=%u deadline=%us module=%s", uname_machine(),
-		    uname_release(), opt_mode, opt_mib, opt_deadline, mod_present() ? "present" : "absent");
+		out("# tungro agent: arch=%s kernel=%s mode=%s mib=%u cycles=%u deadline=%us module=%s",
+		    uname_machine(), uname_release(), opt_mode, opt_mib, opt_cycles, opt_deadline,
+		    mod_present() ? "present" : "absent");
 	if (boot_modules < 0)
 		finish();
 	if (boot_modules > 0)

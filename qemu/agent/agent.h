@@ -6,9 +6,12 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <inttypes.h>
+#include <pthread.h>
 
 #define MIB (1024u * 1024u)
 #define MODULE_PATH "/lib/modules/tungro.ko"
+#define KUNIT_MODULE_PATH "/lib/modules/tungro_kunit.ko"
+#define STACKER_MODULE_PATH "/lib/modules/tungro_stacker.ko"   /* test fixture of the K07 checks */
 #define STATS_PATH "/sys/kernel/debug/tungro/stats"
 
 /* ---- util.c ---- */
@@ -37,6 +40,14 @@ int mod_present(void);     /* MODULE_PATH exists in the initramfs */
 int mod_loaded(void);
 int mod_load(void);        /* 0 or -errno */
 int mod_unload(void);      /* 0 or -errno, retries while the module is busy */
+/* the same for any module: a .ko path to load, a module name to look up or unload */
+int mod_loaded_name(const char *name);
+int mod_load_file(const char *path);    /* 0 or -errno */
+int mod_unload_name(const char *name);  /* 0 or -errno, retries while the module is busy */
+
+/* kernel log records from /dev/kmsg, only those logged after kmsg_open() */
+int kmsg_open(void);                                /* fd or -errno */
+int kmsg_next(int fd, char *msg, size_t cap);       /* 1: next record's text in msg; 0: none left */
 
 /* debugfs stats of tungro: "key value" lines */
 #define MAX_STATS 128
@@ -67,11 +78,13 @@ struct scenario {
 	const char *name;
 	int family;             /* AF_INET or AF_INET6 of the TCP stream */
 	const char *dst;        /* receiver address of the stream */
-	int outer_proto;        /* IPv4 protocol seen on eth0: 6, 4 or 41 */
+	int outer_proto;        /* IPv4 protocol seen on eth0: 6, 4, 41, or 17 (FOU/GUE) */
+	const char *outer_dst;  /* receiver's underlay address of the stream's packets on eth0 */
 	const char *tundev;     /* receiver tunnel device, NULL for plain */
 	int port;
 };
-extern const struct scenario g_scenarios[3];
+#define N_SCENARIOS 5
+extern const struct scenario g_scenarios[N_SCENARIOS];
 const struct scenario *scenario_by_name(const char *name);
 
 struct run_result {
@@ -100,11 +113,56 @@ struct stream_opts {
 	volatile unsigned long *progress;   /* receiver bytes so far, updated while reading */
 };
 
+unsigned stream_timeout(uint64_t bytes);   /* seconds a closed stream of this size may take */
 int run_stream(const struct scenario *sc, const char *engine, uint64_t bytes, uint64_t seed,
 	       unsigned timeout_s, const struct stream_opts *opts, struct run_result *r);
 void print_result(const struct run_result *r);
+
+/* One open-ended stream of at least bytes, cut into 2 x windows windows of window_mib after a 2 MiB start, the
+ * kernel's GRO and tungro alternating (tungro loaded for its windows); counters pooled per engine in eng[0]
+ * (kernel) and eng[1] (tungro). Returns the windows completed; the stream's outcome is in r, a window's error in
+ * err. */
+struct ab_counts {
+	uint64_t wire, gro, bytes, usecs;   /* eth0 rx_packets, tunnel rx_packets (one per GRO packet), bytes, time */
+	struct stats tg;        /* tungro's debugfs delta summed over its windows */
+	int have_tg;
+};
+int run_stream_ab(const struct scenario *sc, int windows, unsigned window_mib, uint64_t bytes, uint64_t seed,
+		  struct ab_counts eng[2], struct run_result *r, char *err, size_t errcap);
+double ab_segs_per_gro(const struct ab_counts *c);
 const char *uname_machine(void);
 const char *uname_release(void);
+
+/* ---- flows.c ---- */
+/* A paced datagram flow from the sender namespace through a tunnel, with per-datagram accounting. */
+struct flow {
+	const char *name;       /* for messages, e.g. "udp-ipip" */
+	int family;             /* of the inner addresses */
+	int icmp;               /* 1: echo requests answered by the receiver's kernel; 0: UDP to a receiver socket */
+	const char *dst;        /* receiver's inner address */
+	int port;               /* UDP port */
+	unsigned gap_us;        /* one datagram every gap_us */
+	volatile int *stop;     /* the sender stops when *stop becomes 1 */
+	/* results, final after flow_join() */
+	uint64_t sent;          /* datagrams (echo requests) sent */
+	uint64_t received;      /* distinct intact datagrams (replies) received */
+	uint64_t dup, corrupt, reorder, send_err;
+	char err[200];
+	/* internal */
+	uint64_t newest;
+	unsigned char *seen;    /* bitmap of sequence numbers received */
+	volatile int tx_done;
+	int rx_fd, nthreads;
+	pthread_t th[2];
+};
+int flow_start(struct flow *f);     /* 0, or -1 with f->err; flow_join() in both cases */
+void flow_join(struct flow *f);     /* after *stop: waits for the last datagrams (or replies) */
+uint64_t flow_lost(const struct flow *f);
+
+/* ---- hardening.c ---- */
+void k06_load_race(unsigned cycles, unsigned mib);  /* insmod/rmmod cycles under TCP, UDP, ICMP in IPIP and SIT */
+void k01_fou_gue(unsigned mib);                      /* TCP in FOU/GUE: tungro vs the kernel's GRO */
+void k07_stacked_hooks(void);                        /* orders of tungro, a stacking module and tungro_kunit */
 
 /* ---- peer.c ---- */
 #define PEER_NTESTS 6

@@ -1,10 +1,13 @@
-/* net.c - namespaces, links, addresses, neighbours and tunnels of the guest, by rtnetlink. */
+/* net.c - namespaces, links, addresses, neighbours and tunnels of the guest, by rtnetlink; FOU/GUE ports by
+ * generic netlink. */
 #include "agent.h"
 
 #include <arpa/inet.h>
 #include <net/if.h>   /* before the linux/ headers, so libc-compat.h skips their duplicate if.h definitions */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fou.h>
+#include <linux/genetlink.h>
 #include <linux/if_link.h>
 #include <linux/if_tunnel.h>
 #include <linux/neighbour.h>
@@ -61,6 +64,7 @@ static struct rtattr *nl_put(struct nlbuf *b, int type, const void *data, size_t
 }
 
 static void nl_put_u32(struct nlbuf *b, int type, uint32_t v) { nl_put(b, type, &v, 4); }
+static void nl_put_u16(struct nlbuf *b, int type, uint16_t v) { nl_put(b, type, &v, 2); }
 static void nl_put_u8(struct nlbuf *b, int type, uint8_t v) { nl_put(b, type, &v, 1); }
 static void nl_put_str(struct nlbuf *b, int type, const char *s) { nl_put(b, type, s, strlen(s) + 1); }
 
@@ -69,9 +73,9 @@ static void nl_nest_end(struct nlbuf *b, struct rtattr *nest)
 	nest->rta_len = (unsigned short)(b->u.raw + b->u.h.nlmsg_len - (char *)nest);
 }
 
-static int nl_open(void)
+static int nl_open(int protocol)   /* NETLINK_ROUTE or NETLINK_GENERIC */
 {
-	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, protocol);
 	if (fd < 0)
 		return -errno;
 	struct timeval tv = { .tv_sec = 5 };
@@ -81,8 +85,11 @@ static int nl_open(void)
 	return fd;
 }
 
-/* Sends one request, waits for its ack. Returns 0 or -errno; on error, the kernel's message (if any) in why. */
-static int nl_talk(int fd, struct nlbuf *b, char *why, size_t whycap)
+/* Sends one request, waits for its ack. Returns 0 or -errno; on error, the kernel's message (if any) in why.
+ * Answers to the request other than the ack (a generic netlink family's description) go to on_reply. */
+typedef void (*nl_reply_fn)(const struct nlmsghdr *h, void *arg);
+
+static int nl_talk(int fd, struct nlbuf *b, nl_reply_fn on_reply, void *arg, char *why, size_t whycap)
 {
 	static unsigned seq;
 	struct sockaddr_nl k = { .nl_family = AF_NETLINK };
@@ -99,8 +106,13 @@ static int nl_talk(int fd, struct nlbuf *b, char *why, size_t whycap)
 		if (n < 0)
 			return errno == EAGAIN ? -ETIMEDOUT : -errno;
 		for (struct nlmsghdr *h = &r.h; NLMSG_OK(h, (unsigned)n); h = NLMSG_NEXT(h, n)) {
-			if (h->nlmsg_seq != seq || h->nlmsg_type != NLMSG_ERROR)
+			if (h->nlmsg_seq != seq)
 				continue;
+			if (h->nlmsg_type != NLMSG_ERROR) {
+				if (on_reply)
+					on_reply(h, arg);
+				continue;
+			}
 			struct nlmsgerr *e = NLMSG_DATA(h);
 			if (e->error && (h->nlmsg_flags & NLM_F_ACK_TLVS)) {
 				/* attributes follow the echoed request header (capped: only the header is echoed) */
@@ -121,19 +133,27 @@ static int nl_talk(int fd, struct nlbuf *b, char *why, size_t whycap)
 /* ---- requests; each returns 0 or calls fail() with the step and errno and returns -1 ---- */
 
 struct ctx {
-	int nl;
+	int nl;             /* rtnetlink */
+	int genl;           /* generic netlink, for the "fou" family */
+	uint16_t fou_family;
+	int is_rx;          /* receiver side (initial namespace, eth0) */
 	const char *side;   /* "receiver" or "sender", for messages */
 };
 
-static int req(struct ctx *c, struct nlbuf *b, const char *what)
+static int req_fd(struct ctx *c, int fd, struct nlbuf *b, const char *what, nl_reply_fn on_reply, void *arg)
 {
 	char why[160];
-	int rc = nl_talk(c->nl, b, why, sizeof(why));
+	int rc = nl_talk(fd, b, on_reply, arg, why, sizeof(why));
 	if (rc) {
 		fail("net setup (%s): %s: %s%s", c->side, what, strerror(-rc), why);
 		return -1;
 	}
 	return 0;
+}
+
+static int req(struct ctx *c, struct nlbuf *b, const char *what)
+{
+	return req_fd(c, c->nl, b, what, NULL, NULL);
 }
 
 static int link_index(struct ctx *c, const char *name)
@@ -221,7 +241,9 @@ static int neigh_add(struct ctx *c, const char *dev, const char *ip4, const unsi
 	return req(c, &b, what);
 }
 
-static int tunnel_add(struct ctx *c, const char *kind, const char *name, const char *local, const char *remote)
+/* encap: TUNNEL_ENCAP_NONE, or FOU/GUE towards UDP port (both sides listen on the same port) */
+static int tunnel_add(struct ctx *c, const char *kind, const char *name, const char *local, const char *remote,
+		      int encap, int port)
 {
 	char what[160];
 	struct nlbuf b;
@@ -238,10 +260,70 @@ static int tunnel_add(struct ctx *c, const char *kind, const char *name, const c
 	nl_put(&b, IFLA_IPTUN_REMOTE, &r, 4);
 	nl_put_u8(&b, IFLA_IPTUN_TTL, 64);
 	nl_put_u8(&b, IFLA_IPTUN_PMTUDISC, 1);
+	if (encap != TUNNEL_ENCAP_NONE) {
+		/* source port 0: the kernel picks one from the inner flow's hash, as "encap-sport auto" does */
+		nl_put_u16(&b, IFLA_IPTUN_ENCAP_TYPE, (uint16_t)encap);
+		nl_put_u16(&b, IFLA_IPTUN_ENCAP_FLAGS, 0);
+		nl_put_u16(&b, IFLA_IPTUN_ENCAP_SPORT, 0);
+		nl_put_u16(&b, IFLA_IPTUN_ENCAP_DPORT, htons((uint16_t)port));
+	}
 	nl_nest_end(&b, data);
 	nl_nest_end(&b, info);
-	snprintf(what, sizeof(what), "create %.8s tunnel %.16s %.40s->%.40s", kind, name, local, remote);
+	snprintf(what, sizeof(what), "create %.8s tunnel %.16s %.40s->%.40s%s", kind, name, local, remote,
+		 encap == TUNNEL_ENCAP_FOU ? " in FOU" : encap == TUNNEL_ENCAP_GUE ? " in GUE" : "");
 	return req(c, &b, what);
+}
+
+/* ---- FOU/GUE receive ports, by generic netlink ---- */
+
+static void family_id_reply(const struct nlmsghdr *h, void *arg)
+{
+	struct rtattr *a = (struct rtattr *)((char *)NLMSG_DATA(h) + GENL_HDRLEN);
+	int left = (int)h->nlmsg_len - (int)NLMSG_LENGTH(GENL_HDRLEN);
+	for (; RTA_OK(a, left); a = RTA_NEXT(a, left))
+		if (a->rta_type == CTRL_ATTR_FAMILY_ID && RTA_PAYLOAD(a) >= 2)
+			memcpy(arg, RTA_DATA(a), 2);
+}
+
+/* The "fou" family's id, from the generic netlink controller (ids are assigned at registration). */
+static int fou_family(struct ctx *c)
+{
+	struct nlbuf b;
+	struct genlmsghdr *g = nl_start(&b, GENL_ID_CTRL, 0, GENL_HDRLEN);
+	g->cmd = CTRL_CMD_GETFAMILY;
+	g->version = 1;
+	nl_put_str(&b, CTRL_ATTR_FAMILY_NAME, FOU_GENL_NAME);
+	c->fou_family = 0;
+	if (req_fd(c, c->genl, &b, "resolve generic netlink family \"" FOU_GENL_NAME "\" (CONFIG_NET_FOU?)",
+		   family_id_reply, &c->fou_family))
+		return -1;
+	if (!c->fou_family) {
+		fail("net setup (%s): generic netlink family " FOU_GENL_NAME ": no id in the controller's answer",
+		     c->side);
+		return -1;
+	}
+	return 0;
+}
+
+/* A UDP port whose datagrams are decapsulated: FOU (ipproto says what follows the UDP header) or GUE (the GUE
+ * header says). As "ip fou add port P ipproto N" / "ip fou add port P gue". */
+static int fou_add(struct ctx *c, int port, int type, int ipproto)
+{
+	char what[160];
+	struct nlbuf b;
+	if (!c->fou_family && fou_family(c))
+		return -1;
+	struct genlmsghdr *g = nl_start(&b, c->fou_family, 0, GENL_HDRLEN);
+	g->cmd = FOU_CMD_ADD;
+	g->version = FOU_GENL_VERSION;
+	nl_put_u16(&b, FOU_ATTR_PORT, htons((uint16_t)port));
+	nl_put_u8(&b, FOU_ATTR_AF, AF_INET);
+	nl_put_u8(&b, FOU_ATTR_TYPE, (uint8_t)type);
+	if (ipproto)
+		nl_put_u8(&b, FOU_ATTR_IPPROTO, (uint8_t)ipproto);
+	snprintf(what, sizeof(what), "add %s port %d%s", type == FOU_ENCAP_GUE ? "GUE" : "FOU", port,
+		 ipproto == IPPROTO_IPIP ? " ipproto 4" : ipproto == IPPROTO_IPV6 ? " ipproto 41" : "");
+	return req_fd(c, c->genl, &b, what, NULL, NULL);
 }
 
 static int read_mac(const char *dev, unsigned char mac[6])
@@ -265,13 +347,15 @@ static int read_mac(const char *dev, unsigned char mac[6])
 
 /* Sysctls of one namespace (procfs net sysctls follow the caller's namespace): DAD off before any IPv6
  * address exists; no TCP metrics cache, so a stream does not inherit ssthresh/RTT from the one before it
- * and the engines being compared start alike. */
+ * and the engines being compared start alike; ping sockets allowed. */
 static int ns_sysctls(const char *side)
 {
 	static const char *const files[][2] = {
 		{ "/proc/sys/net/ipv6/conf/all/accept_dad", "0" },
 		{ "/proc/sys/net/ipv6/conf/default/accept_dad", "0" },
 		{ "/proc/sys/net/ipv4/tcp_no_metrics_save", "1" },
+		/* ping sockets for root: the ICMP echo flows of flows.c need no raw sockets */
+		{ "/proc/sys/net/ipv4/ping_group_range", "0 0" },
 	};
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		int rc = write_file(files[i][0], files[i][1]);
@@ -283,20 +367,72 @@ static int ns_sysctls(const char *side)
 	return 0;
 }
 
-/* One side: underlay on ethN, static neighbour, IPIP and SIT tunnels towards the peer. */
-static int side_setup(struct ctx *c, const char *eth, const char *me, const char *peer, const unsigned char peer_mac[6],
-		      const char *in4, const char *in6)
+/*
+ * The tunnels of both sides. Tunnels are found on receive by their outer addresses alone (encapsulation is not part
+ * of the lookup), so each FOU/GUE tunnel has its own receiver underlay address: a second address on eth0, in the
+ * underlay's /24, reached from the sender through a static neighbour entry.
+ */
+static const struct tunnel_def {
+	const char *kind, *name;
+	int encap, port;          /* TUNNEL_ENCAP_*, UDP port of FOU/GUE */
+	const char *rx_underlay;  /* receiver's outer address; the sender's is always TX_UNDERLAY */
+	int family;               /* of the inner addresses */
+	const char *rx_inner, *tx_inner;
+} g_tunnels[] = {
+	{ "ipip", "ipip1", TUNNEL_ENCAP_NONE, 0, RX_UNDERLAY, AF_INET, "198.19.1.1", "198.19.1.2" },
+	{ "sit", "sit1", TUNNEL_ENCAP_NONE, 0, RX_UNDERLAY, AF_INET6, "2001:db8:41::1", "2001:db8:41::2" },
+	{ "ipip", "ipfou1", TUNNEL_ENCAP_FOU, 5555, "198.18.0.11", AF_INET, "198.19.2.1", "198.19.2.2" },
+	{ "sit", "sitgue1", TUNNEL_ENCAP_GUE, 5556, "198.18.0.12", AF_INET6, "2001:db8:42::1", "2001:db8:42::2" },
+};
+
+static int side_tunnel(struct ctx *c, const char *eth, const struct tunnel_def *t, const unsigned char peer_mac[6])
+{
+	const char *local = c->is_rx ? t->rx_underlay : TX_UNDERLAY, *remote = c->is_rx ? TX_UNDERLAY : t->rx_underlay;
+	if (strcmp(t->rx_underlay, RX_UNDERLAY)) {
+		if (c->is_rx ? addr_add(c, eth, AF_INET, t->rx_underlay, 24) : neigh_add(c, eth, t->rx_underlay, peer_mac))
+			return -1;
+	}
+	if (t->encap != TUNNEL_ENCAP_NONE &&
+	    fou_add(c, t->port, t->encap == TUNNEL_ENCAP_GUE ? FOU_ENCAP_GUE : FOU_ENCAP_DIRECT,
+		    t->encap == TUNNEL_ENCAP_GUE ? 0 : !strcmp(t->kind, "ipip") ? IPPROTO_IPIP : IPPROTO_IPV6))
+		return -1;
+	if (tunnel_add(c, t->kind, t->name, local, remote, t->encap, t->port) || link_up(c, t->name, 0))
+		return -1;
+	return addr_add(c, t->name, t->family, c->is_rx ? t->rx_inner : t->tx_inner, t->family == AF_INET ? 24 : 64);
+}
+
+/* One side: underlay on ethN, static neighbour, the tunnels towards the peer. */
+static int side_setup(struct ctx *c, const char *eth, const char *me, const char *peer,
+		      const unsigned char peer_mac[6])
 {
 	if (link_up(c, "lo", 0) || link_up(c, eth, 1500) || addr_add(c, eth, AF_INET, me, 24) ||
 	    neigh_add(c, eth, peer, peer_mac))
 		return -1;
-	if (tunnel_add(c, "ipip", "ipip1", me, peer) || link_up(c, "ipip1", 0) ||
-	    addr_add(c, "ipip1", AF_INET, in4, 24))
-		return -1;
-	if (tunnel_add(c, "sit", "sit1", me, peer) || link_up(c, "sit1", 0) ||
-	    addr_add(c, "sit1", AF_INET6, in6, 64))
-		return -1;
+	for (size_t i = 0; i < sizeof(g_tunnels) / sizeof(g_tunnels[0]); i++)
+		if (side_tunnel(c, eth, &g_tunnels[i], peer_mac))
+			return -1;
 	return 0;
+}
+
+/* Both netlink sockets of one side, opened in the calling thread's namespace. */
+static int ctx_open(struct ctx *c)
+{
+	if ((c->nl = nl_open(NETLINK_ROUTE)) < 0) {
+		fail("net setup (%s): rtnetlink socket: %s", c->side, strerror(-c->nl));
+		return -1;
+	}
+	if ((c->genl = nl_open(NETLINK_GENERIC)) < 0) {
+		fail("net setup (%s): generic netlink socket: %s", c->side, strerror(-c->genl));
+		close(c->nl);
+		return -1;
+	}
+	return 0;
+}
+
+static void ctx_close(struct ctx *c)
+{
+	close(c->nl);
+	close(c->genl);
 }
 
 int net_setup(void)
@@ -333,15 +469,13 @@ int net_setup(void)
 	if (read_mac("eth0", mac0) || read_mac("eth1", mac1))
 		return -1;
 
-	struct ctx rx = { .side = "receiver" };
-	if ((rx.nl = nl_open()) < 0) {
-		fail("net setup (receiver): netlink socket: %s", strerror(-rx.nl));
+	struct ctx rx = { .side = "receiver", .is_rx = 1 };
+	if (ctx_open(&rx))
 		return -1;
-	}
 	rc = link_to_ns(&rx, "eth1", g_sender_ns);
 	if (!rc)
-		rc = side_setup(&rx, "eth0", RX_UNDERLAY, TX_UNDERLAY, mac1, "198.19.1.1", "2001:db8:41::1");
-	close(rx.nl);
+		rc = side_setup(&rx, "eth0", RX_UNDERLAY, TX_UNDERLAY, mac1);
+	ctx_close(&rx);
 	if (rc)
 		return -1;
 
@@ -350,12 +484,11 @@ int net_setup(void)
 		return -1;
 	}
 	struct ctx tx = { .side = "sender" };
-	if ((tx.nl = nl_open()) < 0) {
-		fail("net setup (sender): netlink socket: %s", strerror(-tx.nl));
+	if (ctx_open(&tx)) {
 		rc = -1;
 	} else {
-		rc = side_setup(&tx, "eth1", TX_UNDERLAY, RX_UNDERLAY, mac0, "198.19.1.2", "2001:db8:41::2");
-		close(tx.nl);
+		rc = side_setup(&tx, "eth1", TX_UNDERLAY, RX_UNDERLAY, mac0);
+		ctx_close(&tx);
 	}
 	int back = enter_ns(g_init_ns);
 	if (back) {

@@ -255,12 +255,29 @@ int mod_present(void)
 
 int mod_loaded(void)
 {
-	return access("/sys/module/tungro", F_OK) == 0;
+	return mod_loaded_name("tungro");
 }
 
 int mod_load(void)
 {
-	int fd = open(MODULE_PATH, O_RDONLY | O_CLOEXEC);
+	return mod_load_file(MODULE_PATH);
+}
+
+int mod_unload(void)
+{
+	return mod_unload_name("tungro");
+}
+
+int mod_loaded_name(const char *name)
+{
+	char path[96];
+	snprintf(path, sizeof(path), "/sys/module/%s", name);
+	return access(path, F_OK) == 0;
+}
+
+int mod_load_file(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	long rc = syscall(SYS_finit_module, fd, "", 0);
@@ -269,17 +286,55 @@ int mod_load(void)
 	return -e;
 }
 
-int mod_unload(void)
+int mod_unload_name(const char *name)
 {
 	/* O_NONBLOCK: fail with EWOULDBLOCK instead of waiting forever on a reference; retry for up to 5 s */
 	for (int i = 0; i < 500; i++) {
-		if (syscall(SYS_delete_module, "tungro", O_NONBLOCK) == 0)
+		if (syscall(SYS_delete_module, name, O_NONBLOCK) == 0)
 			return 0;
 		if (errno != EWOULDBLOCK && errno != EAGAIN && errno != EBUSY && errno != EINTR)
 			return -errno;
 		sleep_ms(10);
 	}
 	return -EBUSY;
+}
+
+/* ---- kernel log ---- */
+
+int kmsg_open(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (lseek(fd, 0, SEEK_END) < 0) {
+		int e = errno;
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+int kmsg_next(int fd, char *msg, size_t cap)
+{
+	static __thread char rec[8192];
+	for (;;) {
+		ssize_t n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;   /* records were overwritten: keep reading what is left */
+		if (n <= 0)
+			return 0;
+		rec[n] = '\0';
+		/* "prio,seq,usec,flags;message\n" then optional " KEY=value" lines */
+		char *m = strchr(rec, ';');
+		if (!m)
+			continue;
+		m++;
+		char *end = strchr(m, '\n');
+		if (end)
+			*end = '\0';
+		snprintf(msg, cap, "%s", m);
+		return 1;
+	}
 }
 
 int stats_read(struct stats *s)

@@ -1,19 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tungro_stacker.c - TEST FIXTURE, not part of tungro. Built next to tungro_kunit.ko for kernels with KUnit (the
- * QEMU test kernels), never for a distribution kernel, and loaded only by the guest agent's K07 checks
- * (qemu/agent/hardening.c; case K07 of gro-cases.md).
+ * tungro_stacker.c - TEST FIXTURE, not part of tungro. Built next to tungro_kunit.ko for kernels
+ * with KUnit (the QEMU test kernels), never for a distribution kernel, and loaded only by the guest
+ * agent's K07 checks (qemu/agent/hardening.c; case K07 of gro-cases.md).
  *
- * It stacks on inet_offloads[IPPROTO_IPIP] the way a careless third-party module would: at load it saves whatever
- * the slot holds (the kernel's offload, tungro's, anyone's) without asking whose it is, and publishes its own
- * net_offload whose GRO callbacks call through to the saved one. At unload it puts the saved pointer back if the
- * slot still holds its own (cmpxchg) and waits for every CPU to leave GRO (synchronize_net).
+ * It stacks on inet_offloads[IPPROTO_IPIP] the way a careless third-party module would: at load it
+ * saves whatever the slot holds (the kernel's offload, tungro's, anyone's) without asking whose it
+ * is, and publishes its own net_offload whose GRO callbacks call through to the saved one. At
+ * unload it puts the saved pointer back if the slot still holds its own (cmpxchg) and waits for
+ * every CPU to leave GRO (synchronize_net).
  *
- * One thing such a module would not do, so that a failing check does not take the guest down with it: when the
- * module that owns the saved offload goes away while the stacker still calls into it (a tungro whose exit does not
- * wait for its pointer to come back), the stacker stops calling through, passes IPIP packets up unmerged and pins
- * itself, since it has no valid pointer to put back. The agent then sees a failed check, not an oops.
+ * One thing such a module would not do, so that a failing check does not take the guest down with
+ * it: when the module that owns the saved offload goes away while the stacker still calls into it
+ * (a tungro whose exit does not wait for its pointer to come back), the stacker stops calling
+ * through, passes IPIP packets up unmerged and pins itself, since it has no valid pointer to put
+ * back. The agent then sees a failed check, not an oops.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <net/gro.h>
@@ -40,8 +44,9 @@ static int tungro_stacker_gro_complete(struct sk_buff *skb, int nhoff)
 	return stacker_below->callbacks.gro_complete(skb, nhoff);
 }
 
-/* MODULE_STATE_GOING comes after the going module's exit and before its memory is freed (behind an RCU grace
- * period, so a GRO section that still called through has ended by then). */
+/* MODULE_STATE_GOING comes after the going module's exit and before its memory is freed (behind an
+ * RCU grace period, so a GRO section that still called through has ended by then).
+ */
 static int tungro_stacker_module_event(struct notifier_block *nb, unsigned long state, void *data)
 {
 	struct module *mod = data;
@@ -51,12 +56,18 @@ static int tungro_stacker_module_event(struct notifier_block *nb, unsigned long 
 		return NOTIFY_DONE;
 	WRITE_ONCE(stacker_orphaned, true);
 	__module_get(THIS_MODULE);	/* our callbacks stay in the slot, so we stay too */
-	pr_err("tungro_stacker: %s unloaded while its IPIP offload sat below ours; passing IPIP up unmerged, staying loaded\n",
+	pr_err("%s unloaded while its IPIP offload sat below ours; passing IPIP up unmerged, staying loaded\n",
 	       mod->name);
 	return NOTIFY_DONE;
 }
 
 static struct notifier_block tungro_stacker_nb = { .notifier_call = tungro_stacker_module_event };
+
+/* The IPIP slot of inet_offloads[], as cmpxchg() takes it. */
+static const struct net_offload **stacker_slot(void)
+{
+	return (const struct net_offload __force **)&inet_offloads[IPPROTO_IPIP];
+}
 
 static int __init tungro_stacker_init(void)
 {
@@ -73,24 +84,25 @@ static int __init tungro_stacker_init(void)
 	err = register_module_notifier(&tungro_stacker_nb);
 	if (err)
 		return err;
-	/* The saved pointer is written before ours is published: a softirq never calls through an unset pointer. */
-	if (cmpxchg((const struct net_offload __force **)&inet_offloads[IPPROTO_IPIP], below, &stacker_offload) !=
-	    below) {
+	/* The saved pointer is written before ours is published: a softirq never calls through an
+	 * unset pointer.
+	 */
+	if (cmpxchg(stacker_slot(), below, &stacker_offload) != below) {
 		unregister_module_notifier(&tungro_stacker_nb);
 		return -EAGAIN;
 	}
-	pr_info("tungro_stacker: stacked on inet_offloads[IPPROTO_IPIP], below us: %ps\n", below->callbacks.gro_receive);
+	pr_info("stacked on inet_offloads[IPPROTO_IPIP], below us: %ps\n",
+		below->callbacks.gro_receive);
 	return 0;
 }
 
 static void __exit tungro_stacker_exit(void)
 {
 	unregister_module_notifier(&tungro_stacker_nb);
-	if (cmpxchg((const struct net_offload __force **)&inet_offloads[IPPROTO_IPIP], &stacker_offload,
-		    stacker_below) != &stacker_offload)
-		pr_warn("tungro_stacker: inet_offloads[IPPROTO_IPIP] no longer ours; left as it is\n");
+	if (cmpxchg(stacker_slot(), &stacker_offload, stacker_below) != &stacker_offload)
+		pr_warn("inet_offloads[IPPROTO_IPIP] no longer ours; left as it is\n");
 	synchronize_net();
-	pr_info("tungro_stacker: unstacked, inet_offloads[IPPROTO_IPIP] back to %ps\n",
+	pr_info("unstacked, inet_offloads[IPPROTO_IPIP] back to %ps\n",
 		stacker_below->callbacks.gro_receive);
 }
 

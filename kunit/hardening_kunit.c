@@ -8,7 +8,8 @@
  *   K04 the IPv4 reserved flag bit
  *   K05 header pulls: linear part ending at the TCP header or at the payload, cloned skbs, no
  *       tailroom, headers split across page frags (KASAN-clean on the debug kernel)
- *   K07 the slot already holds another module's offload (here: tungro_kunit's own): install refused
+ *   K07 the slot already holds another module's offload (here: tungro_kunit's own): install
+ *       refused; unload after another module emptied the slot (inet_del_offload)
  *   finding 8: SIT with inner IPv6 extension headers goes to the kernel's callback (merged as 6.12
  *       merges it)
  *   finding 9: stale cb bytes equal to tungro's magic on a packet older than the install: the
@@ -244,6 +245,28 @@ static void tungro_hardening_k07_refuses_a_module_offload(struct kunit *test)
 	TGK_EXPECT(test, res, 4);
 }
 
+/*
+ * Unload with an emptied slot: another module took tungro's offload out with inet_del_offload()
+ * (a cmpxchg to NULL) instead of stacking on it. Nothing reaches tungro through the slot any more,
+ * so its unload must neither read through the NULL (it named "another module's" callbacks from it)
+ * nor wait for a pointer that never comes back: the kernel's offload goes back in.
+ */
+static void tungro_hardening_unload_with_an_emptied_slot(struct kunit *test)
+{
+	const struct net_offload *ipip_orig = tungro_orig(&tungro_slot_ipip);
+	const struct net_offload *sit_orig = tungro_orig(&tungro_slot_sit);
+	const struct net_offload __rcu **slot = inet_offloads;
+
+	KUNIT_ASSERT_PTR_EQ(test, rcu_dereference_protected(inet_offloads[IPPROTO_IPIP], 1),
+			    (const struct net_offload *)&tungro_slot_ipip.ours);
+	KUNIT_ASSERT_EQ(test, inet_del_offload(&tungro_slot_ipip.ours, IPPROTO_IPIP), 0);
+	tungro_offloads_remove();
+	KUNIT_EXPECT_PTR_EQ(test, rcu_dereference_protected(slot[IPPROTO_IPIP], 1), ipip_orig);
+	KUNIT_EXPECT_PTR_EQ(test, rcu_dereference_protected(slot[IPPROTO_IPV6], 1), sit_orig);
+	/* The suite's later cases (and its exit) run with tungro installed again. */
+	KUNIT_ASSERT_EQ(test, tungro_offloads_install(), 0);
+}
+
 static struct kunit_case tungro_hardening_cases[] = {
 	KUNIT_CASE(tungro_hardening_k02_gso_arrivals),
 	KUNIT_CASE(tungro_hardening_histogram_past_64),
@@ -253,6 +276,7 @@ static struct kunit_case tungro_hardening_cases[] = {
 	KUNIT_CASE(tungro_hardening_sit_inner_exthdr_to_the_kernel),
 	KUNIT_CASE(tungro_hardening_stale_magic_goes_to_the_kernel),
 	KUNIT_CASE(tungro_hardening_k07_refuses_a_module_offload),
+	KUNIT_CASE(tungro_hardening_unload_with_an_emptied_slot),
 	{}
 };
 

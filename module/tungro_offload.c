@@ -106,6 +106,20 @@ static void tungro_swap_out(struct tungro_slot *s)
 				s->proto, s->name);
 			break;
 		}
+		if (!cur) {
+			/*
+			 * Emptied (inet_del_offload() of tungro's by another module): nothing reaches
+			 * tungro through the slot, and no module will put tungro's back. Give the
+			 * kernel's back unless someone fills the slot first (then look again).
+			 */
+			if (!cmpxchg((const struct net_offload __force **)tungro_slot_ptr(s), NULL,
+				     s->orig)) {
+				pr_warn("inet_offloads[%d] (%s) was emptied over tungro's; the kernel's offload is back\n",
+					s->proto, s->name);
+				break;
+			}
+			continue;
+		}
 		if (waited % 100 == 0)
 			pr_err("cannot unload yet: inet_offloads[%d] (%s) holds another module's offload stacked on tungro's (gro_receive %ps, gro_complete %ps); waiting %u s for it to put tungro's back (unload that module)\n",
 			       s->proto, s->name, cur->callbacks.gro_receive,

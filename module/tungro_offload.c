@@ -46,7 +46,8 @@ static bool tungro_is_kernels(const struct net_offload *ops)
 {
 	return ops && !is_vmalloc_or_module_addr(ops) && ops->callbacks.gro_receive &&
 	       ops->callbacks.gro_complete &&
-	       !is_vmalloc_or_module_addr(ops->callbacks.gro_receive);
+	       !is_vmalloc_or_module_addr(ops->callbacks.gro_receive) &&
+	       !is_vmalloc_or_module_addr(ops->callbacks.gro_complete);
 }
 
 /* Publishes tungro's offload in @s's slot, saving the kernel's first. 0, -ENOENT or -EBUSY. */
@@ -138,6 +139,12 @@ int tungro_offloads_install(void)
 {
 	int err;
 
+	/*
+	 * A first mark before the slots change, so that a packet held while they change (until the mark
+	 * is set again below) is already judged by its age. The publishing cmpxchg orders this store
+	 * before the new slots.
+	 */
+	WRITE_ONCE(tungro_installed_at, jiffies);
 	err = tungro_swap_in(&tungro_slot_ipip, tungro_ipip_gro_receive, tungro_ipip_gro_complete);
 	if (err)
 		return err;

@@ -288,8 +288,9 @@ static struct sk_buff *tgk_skb(struct kunit *test, const u8 *frame, unsigned int
 	split = o->frag_split > head && o->frag_split < len ? o->frag_split : len;
 	while (head < len) {
 		struct page *page = alloc_page(GFP_KERNEL);
-		/* up to the split, then the rest; never more than a page per frag (GSO inputs are longer) */
-		unsigned int end = min_t(unsigned int, head < split ? split : len, head + PAGE_SIZE);
+		/* to the split, then the rest; at most a page per frag (GSO inputs are longer) */
+		unsigned int end = min_t(unsigned int, head < split ? split : len,
+					 head + PAGE_SIZE);
 
 		KUNIT_ASSERT_NOT_NULL(test, page);
 		memcpy(page_address(page), frame + head, end - head);

@@ -109,9 +109,10 @@ static void tungro_swap_out(struct tungro_slot *s)
 		}
 		if (!cur) {
 			/*
-			 * Emptied (inet_del_offload() of tungro's by another module): nothing reaches
-			 * tungro through the slot, and no module will put tungro's back. Give the
-			 * kernel's back unless someone fills the slot first (then look again).
+			 * Emptied (inet_del_offload() of tungro's by another module): nothing
+			 * reaches tungro through the slot, and no module will put tungro's back.
+			 * Give the kernel's back unless someone fills the slot first (then look
+			 * again).
 			 */
 			if (!cmpxchg((const struct net_offload __force **)tungro_slot_ptr(s), NULL,
 				     s->orig)) {
@@ -140,9 +141,9 @@ int tungro_offloads_install(void)
 	int err;
 
 	/*
-	 * A first mark before the slots change, so that a packet held while they change (until the mark
-	 * is set again below) is already judged by its age. The publishing cmpxchg orders this store
-	 * before the new slots.
+	 * A first mark before the slots change, so that a packet held while they change (until
+	 * the mark is set again below) is already judged by its age. The publishing cmpxchg
+	 * orders this store before the new slots.
 	 */
 	WRITE_ONCE(tungro_installed_at, jiffies);
 	err = tungro_swap_in(&tungro_slot_ipip, tungro_ipip_gro_receive, tungro_ipip_gro_complete);

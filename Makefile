@@ -8,7 +8,8 @@
 #   make test             host unit tests (ASan/UBSan), lint, module + build checks, QEMU x86_64 guest checks
 #   make host-test        only the host unit tests of the C++ core
 #   make lint             checkpatch --strict, pr_fmt, sparse (make C=2) on the kernel C; clang-tidy on the core
-#   make test-debug       KUnit + guest checks on a KASAN/kmemleak x86_64 kernel (part of make test)
+#   make test-debug       KUnit + guest checks on a KASAN/kmemleak x86_64 kernel (KUnit part in make test)
+#   make test-full        make test + the KASAN guest checks + 5 minutes of fuzzing (by hand)
 #   make kunit            only the KUnit suites in QEMU for ARCH (parsed with the kernel's kunit.py parse)
 #   make bench            per-segment cost of the core vs DPDK librte_gro (Google Benchmark)
 #   make cross-check      tungro.ko for 9 arches against modules_prepare'd trees, and the layout negative proof
@@ -47,7 +48,7 @@ RUNNING_KDIR := /lib/modules/$(shell uname -r)/build
 BUILD_KDIR = $(or $(KDIR),$(RUNNING_KDIR))
 
 .PHONY: all module module-test install setup kernel host-test lint guest-demo guest-test demo test cross-check kunit \
-	bench conform guest-conform test-debug clean
+	bench conform guest-conform test-debug test-full clean
 
 all: module
 
@@ -119,16 +120,24 @@ test-debug: setup
 kunit: setup
 	@$(TOP)/scripts/kunit.sh $(ARCH)
 
+# The CI gate. KUnit runs on the KASAN + kmemleak kernel too; the guest checks on it (7 minutes under KASAN) are in
+# make test-debug and make test-full.
 test: host-test lint module-test cross-check
 	@$(TOP)/scripts/kunit.sh x86_64
 	@$(TOP)/scripts/kunit.sh m68k
+	@TUNGRO_VARIANT=debug $(TOP)/scripts/kunit.sh x86_64
 	@$(TOP)/scripts/guest.sh x86_64 test $(TEST_MIB)
 	@TUNGRO_KERNEL=debian $(TOP)/scripts/guest.sh x86_64 test $(TEST_MIB)
 	@$(TOP)/scripts/guest.sh m68k test $(TEST_MIB)
 	@$(TOP)/scripts/guest.sh x86_64 conform 0
 	@$(TOP)/scripts/guest.sh m68k conform 0
-	@$(MAKE) -s test-debug
 	@echo "[tungro] make test: all passed"
+
+# By hand, and reported: everything of make test, the guest checks on the KASAN kernel, and 5 minutes of fuzzing.
+test-full: test
+	@TUNGRO_VARIANT=debug $(TOP)/scripts/guest.sh x86_64 test $(TEST_MIB)
+	@TUNGRO_FUZZ_SECONDS=300 $(TOP)/scripts/host-test.sh
+	@echo "[tungro] make test-full: all passed"
 
 clean:
 	@kdir=$$(ls -d $${TUNGRO_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/tungro}/linux-*/$(ARCH)-* 2>/dev/null | head -1); \

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tungro_gro.c - gro_receive/gro_complete for IPIP and SIT: translate sk_buff + NAPI_GRO_CB to the core's byte
- * views, act on the core's verdict, and do the skb mechanics (the kernel's skb_gro_receive is not exported in
- * 6.12, so appending a segment to a held packet is done here).
+ * tungro_gro.c - gro_receive/gro_complete for IPIP and SIT: translate sk_buff + NAPI_GRO_CB to the
+ * core's byte views, act on the core's verdict, and do the skb mechanics (the kernel's
+ * skb_gro_receive is not exported in 6.12, so appending a segment to a held packet is done here).
  *
- * Where we are called: dev_gro_receive -> inet_gro_receive (outer IPv4 checked: 0x45, not a fragment, header
- * checksum, outer same_flow on addresses and protocol) -> inet_offloads[4 or 41]->gro_receive, with the GRO
- * offset just past the outer header and NAPI_GRO_CB(skb)->network_offsets[0] at it.
+ * Where we are called: dev_gro_receive -> inet_gro_receive (outer IPv4 checked: 0x45, not a
+ * fragment, header checksum, outer same_flow on addresses and protocol) -> inet_offloads[4 or
+ * 41]->gro_receive, with the GRO offset just past the outer header and
+ * NAPI_GRO_CB(skb)->network_offsets[0] at it.
  */
 #define pr_fmt(fmt) "tungro: " fmt	/* also linked into tungro_kunit.ko: one name in the log */
 
@@ -19,12 +20,13 @@
 #include "tungro_cb.h"
 
 /*
- * The segment's headers from GRO offset @off (its outer network header) up to the first TCP payload byte, pulled
- * into linear memory in the growing steps tgc_hdr_need() asks for, so no payload byte is copied (finding 3 of
- * issue 7, case K05). Returns a pointer taken after the last pull and the bytes readable there, or NULL if the
- * skb cannot provide them.
+ * The segment's headers from GRO offset @off (its outer network header) up to the first TCP payload
+ * byte, pulled into linear memory in the growing steps tgc_hdr_need() asks for, so no payload byte
+ * is copied (finding 3 of issue 7, case K05). Returns a pointer taken after the last pull and the
+ * bytes readable there, or NULL if the skb cannot provide them.
  */
-static const u8 *tungro_header_view(struct sk_buff *skb, unsigned int off, unsigned int encap, unsigned int *len)
+static const u8 *tungro_header_view(struct sk_buff *skb, unsigned int off, unsigned int encap,
+				    unsigned int *len)
 {
 	unsigned int pkt_len = skb->len - off, have = 0, need;
 	const u8 *hdr = NULL;
@@ -37,11 +39,13 @@ static const u8 *tungro_header_view(struct sk_buff *skb, unsigned int off, unsig
 			if (!hdr)
 				return NULL;
 			/*
-			 * pskb_may_pull() may have moved the head (cloned skb, little tailroom) or released the
-			 * page frag0 points into. 6.12's skb_gro_header_slow() leaves frag0 set, so the kernel's
-			 * own helpers (skb_gro_network_header() in the checksum pseudo-header) would still read
-			 * through it: clear it, as older kernels did, so every header pointer comes from skb->data.
-			 * The headers now sit in the linear part, so dev_gro_receive() has nothing to copy from it.
+			 * pskb_may_pull() may have moved the head (cloned skb, little tailroom) or
+			 * released the page frag0 points into. 6.12's skb_gro_header_slow() leaves
+			 * frag0 set, so the kernel's own helpers (skb_gro_network_header() in the
+			 * checksum pseudo-header) would still read through it: clear it, as older
+			 * kernels did, so every header pointer comes from skb->data. The headers
+			 * now sit in the linear part, so dev_gro_receive() has nothing to copy from
+			 * it.
 			 */
 			NAPI_GRO_CB(skb)->frag0 = NULL;
 			NAPI_GRO_CB(skb)->frag0_len = 0;
@@ -52,7 +56,9 @@ static const u8 *tungro_header_view(struct sk_buff *skb, unsigned int off, unsig
 	return hdr;
 }
 
-/* Moves the payload of @skb, from GRO offset @offset on, into page frags of @lp. Returns false if it cannot. */
+/* Moves the payload of @skb, from GRO offset @offset on, into page frags of @lp. Returns false if
+ * it cannot.
+ */
 static bool tungro_steal_frags(struct sk_buff *lp, struct sk_buff *skb, unsigned int offset,
 			       unsigned int *delta_truesize)
 {
@@ -61,8 +67,9 @@ static bool tungro_steal_frags(struct sk_buff *lp, struct sk_buff *skb, unsigned
 	skb_frag_t *dst;
 
 	if (headlen <= offset) {
-		/* Payload is all in frags; the GRO offset must fall inside the first one (headers are linear or in
-		 * frag 0, as NAPI drivers build them). */
+		/* Payload is all in frags; the GRO offset must fall inside the first one (headers
+		 * are linear or in frag 0, as NAPI drivers build them).
+		 */
 		unsigned int skip = offset - headlen;
 
 		if (!from->nr_frags || skip >= skb_frag_size(&from->frags[0]) ||
@@ -85,13 +92,15 @@ static bool tungro_steal_frags(struct sk_buff *lp, struct sk_buff *skb, unsigned
 		return true;
 	}
 	if (skb->head_frag) {
-		/* The linear part lives in a page fragment: hand that page to lp as one more frag. */
+		/* The linear part lives in a page fragment: hand that page to lp as one more frag.
+		 */
 		struct page *page = virt_to_head_page(skb->head);
 
 		if (to->nr_frags + 1 + from->nr_frags > MAX_SKB_FRAGS)
 			return false;
 		dst = to->frags + to->nr_frags;
-		skb_frag_fill_page_desc(dst, page, skb->data + offset - (u8 *)page_address(page), headlen - offset);
+		skb_frag_fill_page_desc(dst, page, skb->data + offset - (u8 *)page_address(page),
+					headlen - offset);
 		for (i = 0; i < from->nr_frags; i++)
 			dst[1 + i] = from->frags[i];
 		to->nr_frags += 1 + from->nr_frags;
@@ -105,8 +114,11 @@ static bool tungro_steal_frags(struct sk_buff *lp, struct sk_buff *skb, unsigned
 	return false;
 }
 
-/* Chains @skb, trimmed to its payload, on @p's frag_list. Returns false if GSO could not split it again. */
-static bool tungro_chain(struct sk_buff *p, struct sk_buff *skb, unsigned int offset, unsigned int *delta_truesize)
+/* Chains @skb, trimmed to its payload, on @p's frag_list. Returns false if GSO could not split it
+ * again.
+ */
+static bool tungro_chain(struct sk_buff *p, struct sk_buff *skb, unsigned int offset,
+			 unsigned int *delta_truesize)
 {
 	unsigned int headlen = skb_headlen(skb);
 
@@ -114,7 +126,8 @@ static bool tungro_chain(struct sk_buff *p, struct sk_buff *skb, unsigned int of
 	if (headlen > offset + skb_shinfo(p)->gso_size)
 		return false;
 	if (offset > headlen &&
-	    (!skb_shinfo(skb)->nr_frags || offset - headlen >= skb_frag_size(&skb_shinfo(skb)->frags[0])))
+	    (!skb_shinfo(skb)->nr_frags ||
+	     offset - headlen >= skb_frag_size(&skb_shinfo(skb)->frags[0])))
 		return false;
 	/* From here on nothing fails: the socket ownership, if any, moves to the GRO packet. */
 	skb->destructor = NULL;
@@ -140,8 +153,9 @@ static bool tungro_chain(struct sk_buff *p, struct sk_buff *skb, unsigned int of
 }
 
 /*
- * Appends @skb's payload (from its GRO offset) to held packet @p: page frags when possible, else frag_list.
- * Returns 0, or -E2BIG/-ETOOMANYREFS when the buffers cannot be merged (the core then completes @p).
+ * Appends @skb's payload (from its GRO offset) to held packet @p: page frags when possible, else
+ * frag_list. Returns 0, or -E2BIG/-ETOOMANYREFS when the buffers cannot be merged (the core then
+ * completes @p).
  */
 static int tungro_append(struct sk_buff *p, struct sk_buff *skb)
 {
@@ -175,9 +189,11 @@ static int tungro_append(struct sk_buff *p, struct sk_buff *skb)
 	return 0;
 }
 
-/* The held packet of @pkt's flow on this GRO list, or NULL; clears same_flow of the held packets it rules out. */
-static struct sk_buff *tungro_find_held(struct list_head *head, const struct tgc_pkt *pkt, const u8 *hdr,
-					unsigned int outer_off)
+/* The held packet of @pkt's flow on this GRO list, or NULL; clears same_flow of the held packets it
+ * rules out.
+ */
+static struct sk_buff *tungro_find_held(struct list_head *head, const struct tgc_pkt *pkt,
+					const u8 *hdr, unsigned int outer_off)
 {
 	struct sk_buff *p;
 
@@ -196,8 +212,9 @@ static struct sk_buff *tungro_find_held(struct list_head *head, const struct tgc
 
 static bool tungro_tcp_csum_bad(struct sk_buff *skb, u8 inner_version)
 {
-	/* The pseudo-header comes from skb_gro_network_header() at network_offsets[1]: frag0 is valid or cleared
-	 * (tungro_header_view), never stale. */
+	/* The pseudo-header comes from skb_gro_network_header() at network_offsets[1]: frag0 is
+	 * valid or cleared (tungro_header_view), never stale.
+	 */
 	if (inner_version == 4)
 		return skb_gro_checksum_validate(skb, IPPROTO_TCP, inet_gro_compute_pseudo) != 0;
 	return skb_gro_checksum_validate(skb, IPPROTO_TCP, ip6_gro_compute_pseudo) != 0;
@@ -215,7 +232,9 @@ static void tungro_held_view(struct sk_buff *p, unsigned int outer_off, struct t
 	held->id_state = TUNGRO_CB(p)->id_state;
 }
 
-/* What the core's receive loop (tgc_receive) needs of this call: the GRO list, the segment, its headers. */
+/* What the core's receive loop (tgc_receive) needs of this call: the GRO list, the segment, its
+ * headers.
+ */
 struct tungro_rx {
 	struct list_head *head;
 	struct sk_buff *skb;
@@ -223,26 +242,30 @@ struct tungro_rx {
 	unsigned int outer_off;
 };
 
-/* The segment parsed: the kernel's conventions for a tunnel packet, the GRO pulls, the checksum check. */
+/* The segment parsed: the kernel's conventions for a tunnel packet, the GRO pulls, the checksum
+ * check.
+ */
 static u32 tungro_rx_prepare(void *ctx, const struct tgc_pkt *pkt)
 {
 	struct tungro_rx *rx = ctx;
 	struct sk_buff *skb = rx->skb;
 	u32 in = 0;
 
-	/* Inner network offset, transport header, protocol, as the kernel's own tunnel GRO sets them. encap_mark
-	 * first: skb_gro_network_header() (the checksum's pseudo-header) reads network_offsets[encap_mark].
+	/* Inner network offset, transport header, protocol, as the kernel's own tunnel GRO sets
+	 * them. encap_mark first: skb_gro_network_header() (the checksum's pseudo-header) reads
+	 * network_offsets[encap_mark].
 	 */
 	NAPI_GRO_CB(skb)->encap_mark = 1;
 	NAPI_GRO_CB(skb)->network_offsets[1] = rx->outer_off + pkt->inner_off;
 	NAPI_GRO_CB(skb)->proto = IPPROTO_TCP;
 	skb_gro_pull(skb, rx->outer_off + pkt->tcp_off - skb_gro_offset(skb));
 	skb_set_transport_header(skb, skb_gro_offset(skb));
-	/* CHECKSUM_COMPLETE: the running sum must drop the pulled inner header. A valid IPv4 header sums to zero,
-	 * an IPv6 header does not (as ipv6_gro_receive does).
+	/* CHECKSUM_COMPLETE: the running sum must drop the pulled inner header. A valid IPv4 header
+	 * sums to zero, an IPv6 header does not (as ipv6_gro_receive does).
 	 */
 	if (pkt->inner_version == 6)
-		skb_gro_postpull_rcsum(skb, rx->hdr + pkt->inner_off, pkt->tcp_off - pkt->inner_off);
+		skb_gro_postpull_rcsum(skb, rx->hdr + pkt->inner_off,
+				       pkt->tcp_off - pkt->inner_off);
 	/* With the flush bit set (TGC_IN_UPPER_FLUSH) nothing merges: no checksum to check. */
 	if (!NAPI_GRO_CB(skb)->flush && tungro_tcp_csum_bad(skb, pkt->inner_version))
 		in |= TGC_IN_CSUM_BAD;
@@ -250,8 +273,11 @@ static u32 tungro_rx_prepare(void *ctx, const struct tgc_pkt *pkt)
 	return in;
 }
 
-/* The held packet of the segment's flow on this GRO list, with the facts only the kernel knows about it. */
-static void *tungro_rx_find(void *ctx, const struct tgc_pkt *pkt, const u8 *hdr, struct tgc_held *held)
+/* The held packet of the segment's flow on this GRO list, with the facts only the kernel knows
+ * about it.
+ */
+static void *tungro_rx_find(void *ctx, const struct tgc_pkt *pkt, const u8 *hdr,
+			    struct tgc_held *held)
 {
 	struct tungro_rx *rx = ctx;
 	struct sk_buff *p = tungro_find_held(rx->head, pkt, hdr, rx->outer_off);
@@ -281,16 +307,19 @@ static const struct tgc_rx_ops tungro_rx_ops = {
 };
 
 /*
- * gro_receive for IPIP and SIT, called by inet_gro_receive() (outer IPv4 checked and pulled, flush set on an
- * outer length or flag mismatch) or by fou/gue_gro_receive() (the outer header is the UDP carrier's). Returns the
- * held packet to complete now, or NULL, as every gro_receive does; NAPI_GRO_CB(skb) says merged (same_flow),
- * held, or passed (flush). The core's tgc_receive() runs the receive loop (parse, find, decide, append, retry);
- * this function does what its result says with the skbs.
+ * gro_receive for IPIP and SIT, called by inet_gro_receive() (outer IPv4 checked and pulled, flush
+ * set on an outer length or flag mismatch) or by fou/gue_gro_receive() (the outer header is the UDP
+ * carrier's). Returns the held packet to complete now, or NULL, as every gro_receive does;
+ * NAPI_GRO_CB(skb) says merged (same_flow), held, or passed (flush). The core's tgc_receive() runs
+ * the receive loop (parse, find, decide, append, retry); this function does what its result says
+ * with the skbs.
  */
-static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff *skb, struct tungro_slot *slot,
-					  unsigned int encap)
+static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff *skb,
+					  struct tungro_slot *slot, unsigned int encap)
 {
-	struct tungro_rx rx = { .head = head, .skb = skb, .outer_off = NAPI_GRO_CB(skb)->network_offsets[0] };
+	struct tungro_rx rx = {
+		.head = head, .skb = skb, .outer_off = NAPI_GRO_CB(skb)->network_offsets[0],
+	};
 	struct tgc_seg seg = { .encap = encap };
 	struct sk_buff *match = NULL;
 	struct tgc_rx_result r;
@@ -301,14 +330,17 @@ static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff
 	TUNGRO_CB(skb)->word = 0;
 
 	/*
-	 * FOU and GUE call the IPIP/SIT offload with the GRO offset past their UDP header and network_offsets[0]
-	 * at the carrier's IP header (case K01): the kernel's callback handles that shape, as in 6.12.
+	 * FOU and GUE call the IPIP/SIT offload with the GRO offset past their UDP header and
+	 * network_offsets[0] at the carrier's IP header (case K01): the kernel's callback handles
+	 * that shape, as in 6.12.
 	 */
 	if (NAPI_GRO_CB(skb)->is_fou) {
 		reason = TGC_R_UDP_ENCAP;
 		goto delegate;
 	}
-	/* One tunnel layer only: an IPIP/SIT packet inside another tunnel is delivered as it is (M06). */
+	/* One tunnel layer only: an IPIP/SIT packet inside another tunnel is delivered as it is
+	 * (M06).
+	 */
 	if (NAPI_GRO_CB(skb)->encap_mark) {
 		reason = TGC_R_NESTED;
 		goto pass;
@@ -321,12 +353,15 @@ static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff
 	}
 	seg.hdr = rx.hdr;
 	seg.pkt_len = skb->len - rx.outer_off;
-	/* inet_gro_receive() set flush (outer length or flags): nothing merges, and a segment the core refuses still
-	 * completes its flow's held packet first, as the kernel's TCP GRO finds the flow then.
+	/* inet_gro_receive() set flush (outer length or flags): nothing merges, and a segment the
+	 * core refuses still completes its flow's held packet first, as the kernel's TCP GRO finds
+	 * the flow then.
 	 */
 	if (NAPI_GRO_CB(skb)->flush)
 		seg.in |= TGC_IN_UPPER_FLUSH;
-	/* Already GSO (veth with GRO on, case K02): it stands for gso_segs wire segments of gso_size bytes. */
+	/* Already GSO (veth with GRO on, case K02): it stands for gso_segs wire segments of
+	 * gso_size bytes.
+	 */
 	if (skb_is_gso(skb)) {
 		seg.gso_size = skb_shinfo(skb)->gso_size;
 		seg.gso_segs = NAPI_GRO_CB(skb)->count;
@@ -334,8 +369,8 @@ static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff
 	tgc_receive(&seg, &tungro_rx_ops, &rx, &r);
 	match = r.held;
 
-	/* UDP and the rest, and inner IPv6 extension headers (6.12 merges identical ones), stay with the kernel.
-	 * Nothing was looked up or pulled for them.
+	/* UDP and the rest, and inner IPv6 extension headers (6.12 merges identical ones), stay
+	 * with the kernel. Nothing was looked up or pulled for them.
 	 */
 	if (!r.parsed && (r.v.reason == TGC_R_NOT_TCP || r.v.reason == TGC_R_IPV6_EXT)) {
 		reason = r.v.reason;
@@ -343,8 +378,9 @@ static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff
 	}
 	NAPI_GRO_CB(skb)->encap_mark = 1;
 	if (!r.parsed) {
-		/* Refused. After an outer-header refusal the flow's held packet (match) goes up first; a segment
-		 * broken inside leaves the held packet as the kernel leaves it (match is NULL).
+		/* Refused. After an outer-header refusal the flow's held packet (match) goes up
+		 * first; a segment broken inside leaves the held packet as the kernel leaves it
+		 * (match is NULL).
 		 */
 		reason = r.v.reason;
 		goto pass;
@@ -357,7 +393,9 @@ static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff
 	case TGC_MERGE:
 		tungro_count(TUNGRO_S_MERGED, 1);
 		TUNGRO_CB(match)->id_state = r.v.id_state;
-		/* Kept for the kernel's tcp4_gro_complete in case tungro is unloaded before this packet completes. */
+		/* Kept for the kernel's tcp4_gro_complete in case tungro is unloaded before this
+		 * packet completes.
+		 */
 		NAPI_GRO_CB(match)->ip_fixedid = r.v.fixedid;
 		match->data[rx.outer_off + r.flags_off] |= r.v.held_flags;
 		break;
@@ -395,10 +433,12 @@ struct sk_buff *tungro_sit_gro_receive(struct list_head *head, struct sk_buff *s
 }
 
 /*
- * Called from inet_gro_complete() on the outer IPv4 header (already fixed: tot_len, checksum), or from
- * fou/gue_gro_complete(), with @nhoff at the inner network header, for held packets of 2+ segments.
+ * Called from inet_gro_complete() on the outer IPv4 header (already fixed: tot_len, checksum), or
+ * from fou/gue_gro_complete(), with @nhoff at the inner network header, for held packets of 2+
+ * segments.
  */
-static int tungro_gro_complete(struct sk_buff *skb, int nhoff, struct tungro_slot *slot, __be16 inner_proto)
+static int tungro_gro_complete(struct sk_buff *skb, int nhoff, struct tungro_slot *slot,
+			       __be16 inner_proto)
 {
 	struct skb_shared_info *shinfo = skb_shinfo(skb);
 	struct tgc_completion c;
@@ -408,9 +448,11 @@ static int tungro_gro_complete(struct sk_buff *skb, int nhoff, struct tungro_slo
 		return tungro_orig(slot)->callbacks.gro_complete(skb, nhoff);
 	}
 	if (nhoff < 0 || nhoff > skb_headlen(skb) ||
-	    tgc_complete(skb->data + nhoff, skb_headlen(skb) - nhoff, skb->len - nhoff, TUNGRO_CB(skb)->id_state, 1,
-			 &c)) {
-		/* Not a packet the core can complete (it wrote nothing): the kernel's callback decides, never a drop. */
+	    tgc_complete(skb->data + nhoff, skb_headlen(skb) - nhoff, skb->len - nhoff,
+			 TUNGRO_CB(skb)->id_state, 1, &c)) {
+		/* Not a packet the core can complete (it wrote nothing): the kernel's callback
+		 * decides, never a drop.
+		 */
 		tungro_count(TUNGRO_S_COMPLETE_FALLBACK, 1);
 		return tungro_orig(slot)->callbacks.gro_complete(skb, nhoff);
 	}

@@ -432,7 +432,8 @@ struct tgc_engine_stats {
 
 struct tgc_engine;
 
-/* Bytes of caller memory for an engine of @buckets x @flows (both 1..256), or 0 when out of range. */
+/* Bytes of caller memory for an engine of @buckets (a power of two, 1..256) x @flows (1..256), or 0 when out of
+ * range. The bucket is the hash's low bits, as in the kernel's dev_gro_receive. */
 tgc_u32 tgc_engine_size(tgc_u32 buckets, tgc_u32 flows);
 
 /*

@@ -95,7 +95,9 @@ void *rx_find(void *ctx, const tgc_pkt *pkt, const u8 *hdr, tgc_held *held)
 	Rx *rx = static_cast<Rx *>(ctx);
 	tgc_engine *e = rx->e;
 	rx->hash = (e->flags & TGC_ENGINE_CALLER_HASH) ? rx->seg->hash : tgc_flow_hash(pkt, hdr);
-	rx->bucket = rx->hash % e->buckets;
+	// The low bits, as the kernel's dev_gro_receive picks its bucket: no division or 64-bit multiply in the core
+	// (32-bit ARM and m68k would call libgcc helpers the kernel may not have), so buckets is a power of two.
+	rx->bucket = rx->hash & (e->buckets - 1);
 	Flow *b = e->flows + static_cast<__SIZE_TYPE__>(rx->bucket) * e->nflows;
 	for (u32 i = 0; i < e->nflows; i++) {
 		Flow *f = &b[i];
@@ -206,7 +208,7 @@ extern "C" u32 tgc_flow_hash(const tgc_pkt *pkt, const u8 *hdr)
 
 extern "C" u32 tgc_engine_size(u32 buckets, u32 flows)
 {
-	if (!buckets || !flows || buckets > kMaxBuckets || flows > kMaxFlows)
+	if (!buckets || (buckets & (buckets - 1)) || !flows || buckets > kMaxBuckets || flows > kMaxFlows)
 		return 0;
 	return align8(sizeof(tgc_engine)) + buckets * flows * static_cast<u32>(sizeof(Flow));
 }

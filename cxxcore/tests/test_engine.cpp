@@ -342,6 +342,7 @@ TEST(EngineSetup, SizesOutOfRangeAndMisalignedMemoryAreRefused)
 	EXPECT_EQ(tgc_engine_size(0, 8), 0u);
 	EXPECT_EQ(tgc_engine_size(8, 0), 0u);
 	EXPECT_EQ(tgc_engine_size(257, 8), 0u);
+	EXPECT_EQ(tgc_engine_size(6, 8), 0u) << "buckets must be a power of two: the hash's low bits pick one";
 	const uint32_t n = tgc_engine_size(8, 8);
 	ASSERT_GT(n, 0u);
 	std::vector<uint64_t> mem(n / 8 + 2);

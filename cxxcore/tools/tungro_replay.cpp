@@ -25,9 +25,9 @@ const char *const kUsage =
 	"  --fix-ipv4-csum  recompute wrong IPv4 header checksums first (captures taken on a sending host\n"
 	"           with checksum offload, e.g. tcp4-bulk-1460-nots-printer)\n"
 	"  --json   one JSON object instead of the table\n"
-	"  --engine tungro's engine: one flow table of B buckets x F flows (default 8 x 8, 1..256 each) with\n"
-	"           tungro's own hash, for every dispatch path and across polls; without it, the kernel's GRO list\n"
-	"           (one bucket of 8, every hash 0) per path and poll\n"
+	"  --engine tungro's engine: one flow table of B buckets x F flows (default 8 x 8, 1..256 each, B a\n"
+	"           power of 2) with tungro's own hash, for every dispatch path and across polls; without it, the\n"
+	"           kernel's GRO list (one bucket of 8, every hash 0) per path and poll\n"
 	"exit status: 0 done, 1 capture unreadable, 2 bad command line\n";
 
 [[noreturn]] void usage_error(const std::string &msg)
@@ -176,6 +176,8 @@ int main(int argc, char **argv)
 			const unsigned long n = std::strtoul(v.c_str(), &end, 10);
 			if (v.empty() || *end || errno || n < 1 || n > 256 || v[0] == '-')
 				usage_error(a + " wants a count from 1 to 256, not '" + v + "'");
+			if (a == "--buckets" && (n & (n - 1)))
+				usage_error("--buckets wants a power of two (the hash's low bits pick the bucket), not '" + v + "'");
 			(a == "--buckets" ? opt.buckets : opt.flows) = static_cast<unsigned>(n);
 			table_set = true;
 		} else if (a == "--encap") {

@@ -74,6 +74,12 @@ static int tungro_swap_in(struct tungro_slot *s,
 	s->ours.callbacks.gro_complete = complete;
 	/* Saved before it can be needed: the cmpxchg below is a full barrier (tungro_orig()). */
 	WRITE_ONCE(s->orig, orig);
+	/*
+	 * A first install mark once this slot is about to change (never by a refused install), so
+	 * that a packet held while the slots change is already judged by its age; set again once
+	 * every CPU sees them (tungro_offloads_install()).
+	 */
+	WRITE_ONCE(tungro_installed_at, jiffies);
 	if (cmpxchg((const struct net_offload __force **)tungro_slot_ptr(s), orig,
 		    &s->ours) != orig) {
 		pr_err("refusing to load: inet_offloads[%d] (%s) changed while tungro was installing\n",
@@ -140,12 +146,6 @@ int tungro_offloads_install(void)
 {
 	int err;
 
-	/*
-	 * A first mark before the slots change, so that a packet held while they change (until
-	 * the mark is set again below) is already judged by its age. The publishing cmpxchg
-	 * orders this store before the new slots.
-	 */
-	WRITE_ONCE(tungro_installed_at, jiffies);
 	err = tungro_swap_in(&tungro_slot_ipip, tungro_ipip_gro_receive, tungro_ipip_gro_complete);
 	if (err)
 		return err;

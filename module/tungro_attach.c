@@ -52,6 +52,9 @@ MODULE_PARM_DESC(kernel_hash,
 #define TUNGRO_DRAIN_MS 1000
 
 static LIST_HEAD(tungro_devs);	/* attached devices, under rtnl */
+/* Since load, under rtnl: detaches, and what they delivered or found left over (tungro/control). */
+static u64 tungro_detaches, tungro_detach_held, tungro_detach_queued, tungro_detach_left;
+static u64 tungro_detach_leaked;
 static struct dentry *tungro_control;
 
 static struct tungro_dev *tungro_find(const struct net_device *dev)
@@ -153,6 +156,10 @@ static void tungro_detach(struct tungro_dev *td, bool gone)
 
 	ASSERT_RTNL();
 	debugfs_remove_recursive(td->dir);
+	for (i = 0; i < td->nq; i++) {
+		tungro_detach_held += READ_ONCE(td->rxq[i].snap.held_now);
+		tungro_detach_queued += skb_queue_len_lockless(&td->rxq[i].input);
+	}
 	if (!gone) {
 		/*
 		 * Drain first with the rx_handler still in place: it keeps queueing while anything
@@ -170,7 +177,11 @@ static void tungro_detach(struct tungro_dev *td, bool gone)
 	/* synchronize_net() inside: no rx_handler runs after this */
 	netdev_rx_handler_unregister(dev);
 	for (i = 0; i < td->nq; i++)
-		tungro_rxq_stop(&td->rxq[i], gone);
+		tungro_rxq_stop(&td->rxq[i], gone, &tungro_detach_left, &tungro_detach_left);
+	/* Every skb the rx_handler took was delivered or freed by now. */
+	if (WARN_ON_ONCE(atomic_read(&td->inflight)))
+		tungro_detach_leaked += atomic_read(&td->inflight);
+	tungro_detaches++;
 	if (!gone && td->gro_was_wanted) {
 		dev->wanted_features |= NETIF_F_GRO;
 		netdev_update_features(dev);
@@ -247,7 +258,9 @@ static int tungro_attach_name(const char *name)
 
 stop_queues:
 	while (i--) {
-		tungro_rxq_stop(&td->rxq[i], false);
+		u64 none = 0;
+
+		tungro_rxq_stop(&td->rxq[i], false, &none, &none);
 		tungro_rxq_free(&td->rxq[i]);
 	}
 	free_netdev(td->napi_dev);
@@ -271,7 +284,11 @@ static int tungro_detach_name(const char *name)
 	return 0;
 }
 
-/* tungro/control: "attach DEV" or "detach DEV", one per write; reading lists attached devices. */
+/*
+ * tungro/control: "attach DEV" or "detach DEV", one per write. Reading lists the attached devices and
+ * what detaches found and delivered: packets held and skbs queued when they began, what was still
+ * there after the drain (left, delivered by the stop), and leaked (always 0).
+ */
 static ssize_t tungro_control_write(struct file *file, const char __user *ubuf, size_t len,
 				    loff_t *ppos)
 {
@@ -303,7 +320,10 @@ static int tungro_control_show(struct seq_file *m, void *unused)
 
 	rtnl_lock();
 	list_for_each_entry(td, &tungro_devs, node)
-		seq_printf(m, "%s\n", td->dev->name);
+		seq_printf(m, "attached %s\n", td->dev->name);
+	seq_printf(m, "detaches %llu\ndetach_held %llu\ndetach_queued %llu\n", tungro_detaches,
+		   tungro_detach_held, tungro_detach_queued);
+	seq_printf(m, "detach_left %llu\ndetach_leaked %llu\n", tungro_detach_left, tungro_detach_leaked);
 	rtnl_unlock();
 	return 0;
 }

@@ -10,7 +10,7 @@
  */
 #define pr_fmt(fmt) "tungro: " fmt
 
-#include <linux/in6.h>
+#include <linux/ipv6.h>
 #include <linux/jiffies.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -169,7 +169,7 @@ static const struct tgc_engine_ops tungro_engine_ops = {
  */
 static bool tungro_csum_bad(struct sk_buff *skb, const struct tgc_seg *seg)
 {
-	struct in6_addr s6, d6;
+	const struct ipv6hdr *ip6;
 	struct tgc_pkt pkt;
 	unsigned int len;
 	__be32 s4, d4;
@@ -186,9 +186,13 @@ static bool tungro_csum_bad(struct sk_buff *skb, const struct tgc_seg *seg)
 		memcpy(&d4, nh + 16, 4);
 		return csum_tcpudp_magic(s4, d4, len, IPPROTO_TCP, sum) != 0;
 	}
-	memcpy(&s6, nh + 8, sizeof(s6));
-	memcpy(&d6, nh + 24, sizeof(s6));
-	return csum_ipv6_magic(&s6, &d6, len, IPPROTO_TCP, sum) != 0;
+	/*
+	 * The addresses in place, never copies: m68k's csum_ipv6_magic() reads them in asm that
+	 * does not tell the compiler it reads memory, so stores to a local copy may be dropped
+	 * (found on m68k: every SIT segment failed its checksum).
+	 */
+	ip6 = (const struct ipv6hdr *)nh;
+	return csum_ipv6_magic(&ip6->saddr, &ip6->daddr, len, IPPROTO_TCP, sum) != 0;
 }
 
 /* One skb into the engine: it ends appended, held, or queued for delivery. */
@@ -353,16 +357,22 @@ int tungro_rxq_init(struct tungro_rxq *q, struct tungro_dev *td, u32 buckets, u3
  * tungro_rxq_stop() - stop a queue's NAPI instance and deliver everything it queued or holds
  * @q: the queue; its device's rx_handler is unregistered already, so nothing is queued any more
  * @direct: deliver with netif_receive_skb_core() (the device is being unregistered: no RPS backlog)
+ * @held: incremented by the packets the engine held at the stop (all delivered here)
+ * @queued: incremented by the skbs still in the input queue at the stop (all delivered here)
  *
  * Sleeps (napi_disable()).
  */
-void tungro_rxq_stop(struct tungro_rxq *q, bool direct)
+void tungro_rxq_stop(struct tungro_rxq *q, bool direct, u64 *held, u64 *queued)
 {
+	struct tgc_engine_stats st;
 	struct sk_buff *skb;
 
 	napi_disable(&q->napi);
 	hrtimer_cancel(&q->timer);
 	q->direct = direct;
+	tgc_engine_get_stats(q->engine, &st);
+	*held += st.held_now;
+	*queued += skb_queue_len(&q->input);
 	local_bh_disable();
 	while ((skb = skb_dequeue(&q->input)))
 		tungro_rxq_feed(q, skb, jiffies);

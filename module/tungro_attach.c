@@ -285,9 +285,9 @@ static int tungro_detach_name(const char *name)
 }
 
 /*
- * tungro/control: "attach DEV" or "detach DEV", one per write. Reading lists the attached devices and
- * what detaches found and delivered: packets held and skbs queued when they began, what was still
- * there after the drain (left, delivered by the stop), and leaked (always 0).
+ * tungro/control: "attach DEV" or "detach DEV", one per write. Reading lists the attached devices
+ * and what detaches found and delivered: packets held and skbs queued when they began, what was
+ * still there after the drain (left, delivered by the stop), and leaked (always 0).
  */
 static ssize_t tungro_control_write(struct file *file, const char __user *ubuf, size_t len,
 				    loff_t *ppos)
@@ -323,7 +323,8 @@ static int tungro_control_show(struct seq_file *m, void *unused)
 		seq_printf(m, "attached %s\n", td->dev->name);
 	seq_printf(m, "detaches %llu\ndetach_held %llu\ndetach_queued %llu\n", tungro_detaches,
 		   tungro_detach_held, tungro_detach_queued);
-	seq_printf(m, "detach_left %llu\ndetach_leaked %llu\n", tungro_detach_left, tungro_detach_leaked);
+	seq_printf(m, "detach_left %llu\ndetach_leaked %llu\n", tungro_detach_left,
+		   tungro_detach_leaked);
 	rtnl_unlock();
 	return 0;
 }

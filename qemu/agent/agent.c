@@ -463,6 +463,9 @@ static void test(void)
 		      r.segs_per_gro, r.wire_segs, r.gro_pkts, r.ok && r.csum_ok ? "ok" : "BAD", r.err[0] ? ": " : "",
 		      r.err);
 	}
+
+	/* the engine path: eth0 attached to tungro's NAPI engine */
+	engine_checks(bytes);
 }
 
 int main(void)

@@ -1,0 +1,541 @@
+/* engine.c - guest checks of tungro's engine path: the receiving virtio-net device (eth0) attached to tungro's
+ * NAPI engine (module/tungro_attach.c, module/tungro_engine.c), compared with the kernel's GRO in the same boot.
+ *
+ * Checks: refusals (unknown device, not virtio-net, already attached, bad command); GRO off while attached and
+ * back after; plain, IPIP and SIT streams byte-exact with segments per GRO packet at least the kernel's (within
+ * a tolerance, see ENGINE_TOLERANCE); 100+ attach/detach cycles under one running stream; and E05: detach and
+ * rmmod while the engine holds a flow (gro_flush_timeout keeps it held), delivered, nothing leaked, the
+ * device working with the kernel's GRO afterwards.
+ */
+#include "agent.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
+#include <net/if.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define CONTROL_PATH "/sys/kernel/debug/tungro/control"
+#define ENGINE_DEV "eth0"       /* the receiver's NIC (net.c moves eth1 to the sender namespace) */
+#define DEV_STATS_PATH "/sys/kernel/debug/tungro/" ENGINE_DEV "/stats"
+#define FLUSH_TIMEOUT_PATH "/sys/class/net/" ENGINE_DEV "/gro_flush_timeout"
+#define LOOP_CYCLES 100
+#define ROUNDS 4                /* windows per engine on one connection, kernel GRO and engine alternating */
+/*
+ * Separate TCP streams under TCG differ by about 10% in segments per GRO packet whatever the engine (README,
+ * "The demo"), so each scenario is one connection cut into windows, the kernel's GRO and the engine
+ * alternating (attach for the engine's windows, detach for the kernel's), counters pooled per engine.
+ *
+ * Tolerance: on these streams a GRO packet is cut by the sender's PSH marks (the end of each 64 KiB send, and
+ * a forced push every half receive window), not by the engine: the engine's own cuts (poll-end flush,
+ * eviction, 64 KiB) are listed in the ENGINE line and are a few percent of its packets. Where the sender
+ * puts PSH depends on its ACK clock, and the engine path delivers a poll's packets after the device's poll
+ * returns, where the kernel's GRO hands completed packets up every gro_normal_batch segments during it: TCP
+ * acknowledges a little later, and x86_64 runs measured the engine's windows at 0.92 to 0.96 of the kernel's
+ * with the same GRO decisions. So the check asks for 0.90 x the kernel's pooled figure; the paired test over
+ * 16+ windows with a confidence interval is the demo's (issue 8).
+ */
+#define ENGINE_TOLERANCE 0.90
+
+static int mod_load_params(const char *params)
+{
+	int fd = open(MODULE_PATH, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	long rc = syscall(SYS_finit_module, fd, params, 0);
+	int e = rc < 0 ? errno : 0;
+	close(fd);
+	return -e;
+}
+
+static int control(const char *cmd)
+{
+	return write_file(CONTROL_PATH, cmd);
+}
+
+/* "key value" lines of any tungro debugfs file (the engine's per-device stats, the control file). */
+static int kv_read(const char *path, struct stats *s)
+{
+	char buf[16384], *save = NULL;
+	int rc = read_file(path, buf, sizeof(buf));
+	if (rc)
+		return rc;
+	s->n = 0;
+	for (char *line = strtok_r(buf, "\n", &save); line && s->n < MAX_STATS; line = strtok_r(NULL, "\n", &save)) {
+		char key[40];
+		unsigned long long v;
+		if (sscanf(line, "%39s %llu", key, &v) != 2)
+			continue;   /* "attached eth0" */
+		snprintf(s->key[s->n], sizeof(s->key[0]), "%s", key);
+		s->val[s->n++] = v;
+	}
+	return 0;
+}
+
+static uint64_t kv_get(const char *path, const char *key)
+{
+	struct stats s;
+	return kv_read(path, &s) ? 0 : stats_get(&s, key);
+}
+
+/* NETIF_F_GRO of eth0 as ethtool sees it: 1, 0, or -errno. */
+static int gro_on(void)
+{
+	struct ethtool_value ev = { .cmd = ETHTOOL_GGRO };
+	struct ifreq ifr;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc;
+	if (fd < 0)
+		return -errno;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ENGINE_DEV);
+	ifr.ifr_data = (void *)&ev;
+	rc = ioctl(fd, SIOCETHTOOL, &ifr) < 0 ? -errno : (int)ev.data;
+	close(fd);
+	return rc;
+}
+
+static unsigned timeout_for(uint64_t bytes)
+{
+	return 60u + (unsigned)(bytes / MIB) * 10u;
+}
+
+/* ---- refusals and the control file ---- */
+
+static void engine_control_checks(void)
+{
+	int rc = mod_load_params("attach=nosuch0");
+	check("engine_refuse_unknown", rc == -ENODEV && !mod_loaded(), "insmod attach=nosuch0: %s (want ENODEV)",
+	      rc ? strerror(-rc) : "loaded");
+	if (!rc)
+		mod_unload();
+	rc = mod_load_params("attach=lo");
+	check("engine_refuse_not_virtio", rc == -EOPNOTSUPP && !mod_loaded(), "insmod attach=lo: %s (want EOPNOTSUPP)",
+	      rc ? strerror(-rc) : "loaded");
+	if (!rc)
+		mod_unload();
+
+	rc = mod_load();
+	if (rc) {
+		check("engine_control", 0, "insmod: %s", strerror(-rc));
+		return;
+	}
+	int g0 = gro_on();
+	int a = control("attach " ENGINE_DEV);
+	int g1 = gro_on();
+	int again = control("attach " ENGINE_DEV);
+	int lo = control("attach lo");
+	int bad = control("frobnicate " ENGINE_DEV);
+	int stats = access(DEV_STATS_PATH, R_OK);
+	int d = control("detach " ENGINE_DEV);
+	int g2 = gro_on();
+	int d2 = control("detach " ENGINE_DEV);
+	check("engine_control", g0 == 1 && !a && g1 == 0 && again == -EEXIST && lo == -EOPNOTSUPP && bad == -EINVAL &&
+	      !stats && !d && g2 == 1 && d2 == -ENOENT,
+	      "GRO %d; attach %s; GRO %d; attach again %s; attach lo %s; bad command %s; %s %s; detach %s; GRO %d;"
+	      " detach again %s", g0, strerror(-a), g1, strerror(-again), strerror(-lo), strerror(-bad),
+	      DEV_STATS_PATH, stats ? "missing" : "present", strerror(-d), g2, strerror(-d2));
+	mod_unload();
+}
+
+/* ---- kernel GRO vs the engine, window by window on one connection ---- */
+
+/* GRO packets the receiver's stack got so far: the tunnel device's rx_packets (one per outer GRO packet, counted
+ * before gro_cells), or TCP's InSegs for plain TCP (no second GRO on that path). */
+static int gro_count(const struct scenario *sc, uint64_t *v)
+{
+	char path[128], buf[4096];
+	if (sc->tundev) {
+		snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/rx_packets", sc->tundev);
+		return read_u64(path, v);
+	}
+	int rc = read_file("/proc/net/snmp", buf, sizeof(buf));
+	if (rc)
+		return rc;
+	/* "Tcp: <names>\nTcp: <values>": the column of InSegs */
+	char *names = strstr(buf, "\nTcp: "), *vals = names ? strstr(names + 1, "\nTcp: ") : NULL;
+	if (!names || !vals)
+		return -EINVAL;
+	int col = -1, i = 0;
+	for (char *t = names + 6; *t && *t != '\n'; i++) {
+		if (!strncmp(t, "InSegs ", 7) || !strncmp(t, "InSegs\n", 7)) {
+			col = i;
+			break;
+		}
+		while (*t && *t != ' ' && *t != '\n')
+			t++;
+		if (*t == ' ')
+			t++;
+	}
+	if (col < 0)
+		return -EINVAL;
+	char *t = vals + 6;
+	for (i = 0; i < col; i++) {
+		while (*t && *t != ' ' && *t != '\n')
+			t++;
+		if (*t == ' ')
+			t++;
+	}
+	*v = strtoull(t, NULL, 10);
+	return 0;
+}
+
+struct ab {
+	const struct scenario *sc;
+	unsigned long window;   /* bytes per window */
+	volatile unsigned long progress;
+	volatile int stop, abort;
+	uint64_t wire[2], gro[2], usecs[2];
+	double ratio_min, ratio_max;   /* engine/kernel over consecutive window pairs */
+	int windows;
+	struct stats d;         /* the engine's debugfs delta over its windows */
+	int have_d;
+	char err[200];
+};
+
+static int ab_wait(struct ab *a, unsigned long p0)
+{
+	while (__atomic_load_n(&a->progress, __ATOMIC_ACQUIRE) - p0 < a->window) {
+		if (__atomic_load_n(&a->abort, __ATOMIC_ACQUIRE))
+			return -1;
+		sleep_ms(2);
+	}
+	return 0;
+}
+
+static void *ab_main(void *arg)
+{
+	struct ab *a = arg;
+	uint64_t w0, w1, g0, g1, t0;
+	double last_k = 0;
+	struct stats s0, s1, dd;
+	int rc;
+
+	while (__atomic_load_n(&a->progress, __ATOMIC_ACQUIRE) < MIB)   /* past slow start */
+		if (__atomic_load_n(&a->abort, __ATOMIC_ACQUIRE))
+			goto out;
+		else
+			sleep_ms(5);
+	a->ratio_min = 1e9;
+	for (int i = 0; i < 2 * ROUNDS; i++) {
+		int e = i & 1;
+		if (e && (rc = control("attach " ENGINE_DEV))) {
+			snprintf(a->err, sizeof(a->err), "window %d: attach: %s", i, strerror(-rc));
+			goto out;
+		}
+		if (e)
+			kv_read(DEV_STATS_PATH, &s0);
+		if ((rc = read_u64("/sys/class/net/" ENGINE_DEV "/statistics/rx_packets", &w0)) ||
+		    (rc = gro_count(a->sc, &g0))) {
+			snprintf(a->err, sizeof(a->err), "window %d: counters: %s", i, strerror(-rc));
+			goto out;
+		}
+		t0 = now_us();
+		if (ab_wait(a, __atomic_load_n(&a->progress, __ATOMIC_ACQUIRE)))
+			goto out;
+		if ((rc = read_u64("/sys/class/net/" ENGINE_DEV "/statistics/rx_packets", &w1)) ||
+		    (rc = gro_count(a->sc, &g1))) {
+			snprintf(a->err, sizeof(a->err), "window %d: counters: %s", i, strerror(-rc));
+			goto out;
+		}
+		a->wire[e] += w1 - w0;
+		a->gro[e] += g1 - g0;
+		a->usecs[e] += now_us() - t0;
+		double spg = g1 > g0 ? (double)(w1 - w0) / (double)(g1 - g0) : 0;
+		if (e) {
+			if (last_k > 0) {
+				double q = spg / last_k;
+				a->ratio_min = q < a->ratio_min ? q : a->ratio_min;
+				a->ratio_max = q > a->ratio_max ? q : a->ratio_max;
+			}
+			if (kv_read(DEV_STATS_PATH, &s1) == 0) {
+				stats_delta(&dd, &s1, &s0);
+				if (!a->have_d) {
+					a->d = dd;
+					a->have_d = 1;
+				} else {
+					for (int k = 0; k < a->d.n && k < dd.n; k++)
+						a->d.val[k] += dd.val[k];
+				}
+				/* high-water mark: the largest, not a sum */
+				for (int k = 0; k < a->d.n; k++)
+					if (!strcmp(a->d.key[k], "held_max"))
+						a->d.val[k] = stats_get(&s1, "held_max");
+			}
+			if ((rc = control("detach " ENGINE_DEV))) {
+				snprintf(a->err, sizeof(a->err), "window %d: detach: %s", i, strerror(-rc));
+				goto out;
+			}
+		} else {
+			last_k = spg;
+		}
+		a->windows = i + 1;
+	}
+out:
+	if (access(DEV_STATS_PATH, F_OK) == 0)
+		control("detach " ENGINE_DEV);
+	__atomic_store_n(&a->stop, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void engine_compare(const struct scenario *sc, uint64_t bytes)
+{
+	struct ab a;
+	struct run_result r;
+	pthread_t th;
+	char name[64];
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	a.sc = sc;
+	a.window = (unsigned long)(bytes / 4 > 256 * 1024 ? bytes / 4 : 256 * 1024);
+	struct stream_opts o = { .open_ended = 1, .stop = &a.stop, .max_bytes = 1024ull * MIB, .progress = &a.progress };
+	if ((rc = pthread_create(&th, NULL, ab_main, &a)) != 0)
+		die("pthread_create (engine ab): %s", strerror(rc));
+	out("# %s: one stream, %d windows of %lu KiB per engine, kernel GRO and engine alternating", sc->name, ROUNDS,
+	    a.window / 1024);
+	rc = run_stream(sc, "ab", bytes, 5000 + (uint64_t)sc->port, 600, &o, &r);
+	__atomic_store_n(&a.abort, 1, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	print_result(&r);
+	snprintf(name, sizeof(name), "engine_%s_bytes", sc->name);
+	check(name, rc == 0 && a.windows == 2 * ROUNDS && !a.err[0], "%" PRIu64 " bytes sent, %" PRIu64
+	      " received, checksum %s, %d of %d windows%s%s%s%s", r.sent, r.bytes, r.ok && r.csum_ok ? "ok" : "BAD",
+	      a.windows, 2 * ROUNDS, a.err[0] ? ": " : "", a.err, r.err[0] ? ": " : "", r.err);
+	double k = a.gro[0] ? (double)a.wire[0] / (double)a.gro[0] : 0, t = a.gro[1] ? (double)a.wire[1] / (double)a.gro[1] : 0;
+	uint64_t lists = a.have_d ? stats_get(&a.d, "lists") : 0;
+	char reasons[128];
+	stats_top_reasons(&a.d, reasons, sizeof(reasons));
+	out("ENGINE arch=%s kernel=%s scenario=%s kernel_segs_per_gro=%.2f engine_segs_per_gro=%.2f ratio=%.3f"
+	    " pair_ratio_min=%.3f pair_ratio_max=%.3f wire_segs=%" PRIu64 "/%" PRIu64 " gro_pkts=%" PRIu64 "/%" PRIu64
+	    " usecs=%" PRIu64 "/%" PRIu64 " seen=%" PRIu64 " merged=%" PRIu64 " held=%" PRIu64 " passed=%" PRIu64
+	    " evicted=%" PRIu64 " held_max=%" PRIu64 " polls=%" PRIu64 " polls_full_budget=%" PRIu64 " lists=%" PRIu64
+	    " pkts_per_list=%.2f retried=%" PRIu64 " flushed=%" PRIu64 " reasons=%s", uname_machine(), uname_release(),
+	    sc->name, k, t, k ? t / k : 0,
+	    a.ratio_min < 1e9 ? a.ratio_min : 0, a.ratio_max, a.wire[0], a.wire[1], a.gro[0], a.gro[1], a.usecs[0],
+	    a.usecs[1], stats_get(&a.d, "seen"), stats_get(&a.d, "merged"), stats_get(&a.d, "held"),
+	    stats_get(&a.d, "passed"), stats_get(&a.d, "evicted"), stats_get(&a.d, "held_max"),
+	    stats_get(&a.d, "polls"), stats_get(&a.d, "polls_full_budget"), lists,
+	    lists ? (double)stats_get(&a.d, "list_pkts") / (double)lists : 0, stats_get(&a.d, "retried"),
+	    stats_get(&a.d, "flushed"), reasons);
+	snprintf(name, sizeof(name), "engine_%s_gro", sc->name);
+	check(name, a.have_d && stats_get(&a.d, "merged") > 0 && t >= ENGINE_TOLERANCE * k && t > 1.0,
+	      "engine %.2f vs kernel %.2f segs/GRO packet on one connection, %d windows each, interleaved (need >= %.2fx"
+	      " and > 1); engine merged %" PRIu64, t, k, ROUNDS, ENGINE_TOLERANCE, stats_get(&a.d, "merged"));
+}
+
+/* ---- attach/detach cycles, and E05, under a running stream ---- */
+
+struct cycler {
+	volatile unsigned long progress;
+	volatile int stop, abort;
+	int mode;               /* 0: LOOP_CYCLES attach/detach; 1: E05 detach with a flow held; 2: E05 rmmod */
+	int done, with_traffic;
+	uint64_t attach_us, detach_us, max_detach_us;
+	uint64_t held_seen;     /* held_now read just before the detach/rmmod */
+	char err[200];
+};
+
+static int cycler_wait(struct cycler *c, unsigned ms)
+{
+	for (unsigned i = 0; i < ms; i += 5) {
+		if (__atomic_load_n(&c->abort, __ATOMIC_ACQUIRE))
+			return -1;
+		sleep_ms(5);
+	}
+	return 0;
+}
+
+/* Waits (up to 3 s) until the engine holds a packet: then a detach or rmmod finds a flow held. */
+static void wait_held(struct cycler *c)
+{
+	for (int i = 0; i < 3000 && !__atomic_load_n(&c->abort, __ATOMIC_ACQUIRE); i++) {
+		uint64_t h = kv_get(DEV_STATS_PATH, "held_now");
+		if (h) {
+			c->held_seen = h;
+			return;
+		}
+		sleep_ms(1);
+	}
+}
+
+static void *cycler_main(void *arg)
+{
+	struct cycler *c = arg;
+	int rc;
+
+	while (__atomic_load_n(&c->progress, __ATOMIC_ACQUIRE) < 256 * 1024)
+		if (cycler_wait(c, 5))
+			goto out;
+	if (c->mode == 0) {
+		for (int i = 0; i < LOOP_CYCLES; i++) {
+			uint64_t t0 = now_us();
+			if ((rc = control("attach " ENGINE_DEV))) {
+				snprintf(c->err, sizeof(c->err), "cycle %d: attach: %s", i + 1, strerror(-rc));
+				goto out;
+			}
+			uint64_t t1 = now_us();
+			if (cycler_wait(c, 20))
+				goto out;
+			if (kv_get(DEV_STATS_PATH, "seen"))
+				c->with_traffic++;
+			uint64_t t2 = now_us();
+			if ((rc = control("detach " ENGINE_DEV))) {
+				snprintf(c->err, sizeof(c->err), "cycle %d: detach: %s", i + 1, strerror(-rc));
+				goto out;
+			}
+			uint64_t t3 = now_us();
+			c->attach_us += t1 - t0;
+			c->detach_us += t3 - t2;
+			if (t3 - t2 > c->max_detach_us)
+				c->max_detach_us = t3 - t2;
+			c->done = i + 1;
+			if (cycler_wait(c, 10))
+				goto out;
+		}
+	} else {
+		if (c->mode == 2 && (rc = mod_load_params("attach=" ENGINE_DEV " buckets=8 flows=8"))) {
+			snprintf(c->err, sizeof(c->err), "insmod attach=%s: %s", ENGINE_DEV, strerror(-rc));
+			goto out;
+		}
+		if (c->mode == 2 && (rc = write_file(FLUSH_TIMEOUT_PATH, "200000000"))) {
+			snprintf(c->err, sizeof(c->err), "write %s: %s", FLUSH_TIMEOUT_PATH, strerror(-rc));
+			goto out;
+		}
+		if (cycler_wait(c, 300))
+			goto out;
+		wait_held(c);
+		uint64_t t0 = now_us();
+		rc = c->mode == 1 ? control("detach " ENGINE_DEV) : mod_unload();
+		c->detach_us = now_us() - t0;
+		if (rc)
+			snprintf(c->err, sizeof(c->err), "%s: %s", c->mode == 1 ? "detach" : "rmmod", strerror(-rc));
+		else
+			c->done = 1;
+		cycler_wait(c, 300);    /* traffic goes on through the kernel's GRO */
+	}
+out:
+	__atomic_store_n(&c->stop, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static int run_cycler(struct cycler *c, const struct scenario *sc, uint64_t bytes, uint64_t seed, struct run_result *r)
+{
+	struct stream_opts o = { .open_ended = 1, .stop = &c->stop, .max_bytes = 1024ull * MIB, .progress = &c->progress };
+	pthread_t th;
+	int rc = pthread_create(&th, NULL, cycler_main, c);
+	if (rc)
+		die("pthread_create (engine cycler): %s", strerror(rc));
+	rc = run_stream(sc, "engine-cycle", bytes, seed, 600, &o, r);
+	__atomic_store_n(&c->abort, 1, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	print_result(r);
+	return rc;
+}
+
+static void engine_after(const char *name, const struct scenario *sc, uint64_t bytes)
+{
+	struct run_result r;
+	int rc = run_stream(sc, "kernel", bytes, 6000 + (uint64_t)sc->port, timeout_for(bytes), NULL, &r);
+	print_result(&r);
+	int g = gro_on();
+	check(name, rc == 0 && g == 1 && r.segs_per_gro > 1.0,
+	      "after: GRO %d (want 1), kernel GRO stream %.2f segs/GRO (need > 1), %" PRIu64 " bytes, checksum %s%s%s",
+	      g, r.segs_per_gro, r.bytes, r.ok && r.csum_ok ? "ok" : "BAD", r.err[0] ? ": " : "", r.err);
+}
+
+static void engine_loop(const struct scenario *sc, uint64_t bytes)
+{
+	struct cycler c;
+	struct run_result r;
+	memset(&c, 0, sizeof(c));
+	out("# %s stream while %s is attached and detached %d times", sc->name, ENGINE_DEV, LOOP_CYCLES);
+	int rc = run_cycler(&c, sc, bytes, 7000, &r);
+	check("engine_loop_bytes", rc == 0, "%" PRIu64 " bytes sent, %" PRIu64 " received, checksum %s%s%s", r.sent,
+	      r.bytes, r.ok && r.csum_ok ? "ok" : "BAD", r.err[0] ? ": " : "", r.err);
+	check("engine_loop_cycles", c.done == LOOP_CYCLES && !c.err[0] && c.with_traffic > 0,
+	      "%d of %d attach/detach cycles under the stream, %d saw traffic; attach %.0f us, detach %.0f us on average,"
+	      " longest detach %" PRIu64 " us%s%s", c.done, LOOP_CYCLES, c.with_traffic,
+	      c.done ? (double)c.attach_us / c.done : 0.0, c.done ? (double)c.detach_us / c.done : 0.0, c.max_detach_us,
+	      c.err[0] ? ": " : "", c.err);
+	uint64_t leaked = kv_get(CONTROL_PATH, "detach_leaked");
+	check("engine_loop_leaks", leaked == 0, "detach_leaked %" PRIu64 " after %d detaches", leaked, c.done);
+}
+
+/* E05: detach, then rmmod, while the engine holds a flow. */
+static void engine_e05(const struct scenario *sc, uint64_t bytes)
+{
+	struct cycler c;
+	struct run_result r;
+	struct stats k0, k1;
+	int rc;
+
+	/* The device's gro_flush_timeout keeps held packets past the end of a poll (6.12's rule): a flow is held
+	 * most of the time, and the detach finds one. */
+	if ((rc = write_file(FLUSH_TIMEOUT_PATH, "200000000"))) {
+		check("E05_detach_held_bytes", 0, "write %s: %s", FLUSH_TIMEOUT_PATH, strerror(-rc));
+		return;
+	}
+	memset(&c, 0, sizeof(c));
+	c.mode = 1;
+	rc = control("attach " ENGINE_DEV);
+	kv_read(CONTROL_PATH, &k0);
+	out("# E05: %s stream, %s attached with gro_flush_timeout 200 ms, detached while a flow is held", sc->name,
+	    ENGINE_DEV);
+	rc = rc ? rc : run_cycler(&c, sc, bytes, 7100, &r);
+	kv_read(CONTROL_PATH, &k1);
+	write_file(FLUSH_TIMEOUT_PATH, "0");
+	check("E05_detach_held_bytes", rc == 0 && c.done, "%" PRIu64 " bytes sent, %" PRIu64 " received, checksum %s;"
+	      " detach took %" PRIu64 " us%s%s%s%s", r.sent, r.bytes, r.ok && r.csum_ok ? "ok" : "BAD", c.detach_us,
+	      r.err[0] ? ": " : "", r.err, c.err[0] ? ": " : "", c.err);
+	uint64_t held = stats_get(&k1, "detach_held") - stats_get(&k0, "detach_held");
+	uint64_t queued = stats_get(&k1, "detach_queued") - stats_get(&k0, "detach_queued");
+	uint64_t left = stats_get(&k1, "detach_left") - stats_get(&k0, "detach_left");
+	uint64_t leaked = stats_get(&k1, "detach_leaked");
+	check("E05_detach_delivered", c.held_seen > 0 && held > 0 && leaked == 0,
+	      "held_now %" PRIu64 " just before the detach; the detach found %" PRIu64 " held, %" PRIu64
+	      " queued, delivered them (%" PRIu64 " left after the drain, delivered by the stop); leaked %" PRIu64,
+	      c.held_seen, held, queued, left, leaked);
+	engine_after("E05_detach_device_works", sc, bytes);
+	mod_unload();
+
+	/* rmmod with the device attached since load (attach=, under the stream) and a flow held */
+	memset(&c, 0, sizeof(c));
+	c.mode = 2;
+	out("# E05: %s stream, tungro loaded with attach=%s under it, rmmod while a flow is held", sc->name,
+	    ENGINE_DEV);
+	rc = run_cycler(&c, sc, bytes, 7200, &r);
+	write_file(FLUSH_TIMEOUT_PATH, "0");
+	check("E05_rmmod_held_bytes", rc == 0 && c.done && !mod_loaded() && c.held_seen > 0,
+	      "%" PRIu64 " bytes sent, %" PRIu64 " received, checksum %s; held_now %" PRIu64 " before rmmod, which took %"
+	      PRIu64 " us; module %s%s%s%s%s", r.sent, r.bytes, r.ok && r.csum_ok ? "ok" : "BAD", c.held_seen,
+	      c.detach_us, mod_loaded() ? "still loaded" : "gone", r.err[0] ? ": " : "", r.err, c.err[0] ? ": " : "",
+	      c.err);
+	if (mod_loaded())
+		mod_unload();
+	engine_after("E05_rmmod_device_works", sc, bytes);
+}
+
+void engine_checks(uint64_t bytes)
+{
+	if (mod_loaded())
+		mod_unload();
+	out("# engine path: %s attached to tungro's NAPI engine vs the kernel's GRO", ENGINE_DEV);
+	engine_control_checks();
+	int rc = mod_load();
+	if (rc) {
+		check("engine_insmod", 0, "insmod: %s", strerror(-rc));
+		return;
+	}
+	for (size_t i = 0; i < sizeof(g_scenarios) / sizeof(g_scenarios[0]); i++)
+		engine_compare(&g_scenarios[i], bytes);
+	engine_loop(scenario_by_name("ipip"), bytes);
+	engine_e05(scenario_by_name("ipip"), bytes);   /* ends with tungro unloaded */
+}

@@ -116,10 +116,22 @@ static int tungro_op_append(void *ctx, void *held, void *seg, const struct tgc_m
 {
 	struct tungro_rxq *q = ctx;
 	struct sk_buff *p = held, *skb = seg;
+	bool first = !skb_is_gso(p);
 
 	NAPI_GRO_CB(skb)->data_offset = m->pkt->payload_off;
-	if (tungro_append(p, skb))
+	/*
+	 * The held packet's MSS, which the kernel sets when it holds a packet: tungro_append()
+	 * needs it once the frags are full (a frag_list member must not carry more linear payload
+	 * than one MSS). Cleared again if this first merge fails, so a one-segment packet never
+	 * looks like GSO.
+	 */
+	if (first)
+		skb_shinfo(p)->gso_size = p->len - m->pkt->payload_off;
+	if (tungro_append(p, skb)) {
+		if (first && NAPI_GRO_CB(p)->count == 1)
+			skb_shinfo(p)->gso_size = 0;
 		return -1;
+	}
 	if (m->flags_off < skb_headlen(p))
 		p->data[m->flags_off] |= m->held_flags;
 	tungro_free_merged(skb);

@@ -28,22 +28,20 @@
 #define DEV_STATS_PATH "/sys/kernel/debug/tungro/" ENGINE_DEV "/stats"
 #define FLUSH_TIMEOUT_PATH "/sys/class/net/" ENGINE_DEV "/gro_flush_timeout"
 #define LOOP_CYCLES 100
-#define ROUNDS 4                /* windows per engine on one connection, kernel GRO and engine alternating */
+#define ROUNDS 8                /* windows per engine on one connection, kernel GRO and engine alternating */
 /*
  * Separate TCP streams under TCG differ by about 10% in segments per GRO packet whatever the engine (README,
  * "The demo"), so each scenario is one connection cut into windows, the kernel's GRO and the engine
  * alternating (attach for the engine's windows, detach for the kernel's), counters pooled per engine.
  *
- * Tolerance: on these streams a GRO packet is cut by the sender's PSH marks (the end of each 64 KiB send, and
- * a forced push every half receive window), not by the engine: the engine's own cuts (poll-end flush,
- * eviction, 64 KiB) are listed in the ENGINE line and are a few percent of its packets. Where the sender
- * puts PSH depends on its ACK clock, and the engine path delivers a poll's packets after the device's poll
- * returns, where the kernel's GRO hands completed packets up every gro_normal_batch segments during it: TCP
- * acknowledges a little later, and x86_64 runs measured the engine's windows at 0.92 to 0.96 of the kernel's
- * with the same GRO decisions. So the check asks for 0.90 x the kernel's pooled figure; the paired test over
+ * Tolerance: the engine cuts a GRO packet where the kernel's GRO does (the sender's PSH, 64 KiB, the end of a
+ * poll; the ENGINE line lists its cuts, and the PSH rate of both engines' windows, the kernel's as counted by
+ * tungro's offload path inside its GRO). A window still sees another moment of the connection than its
+ * neighbour (TCG scheduling, ACK timing): single window pairs ranged 0.87 to 1.5 in x86_64 and m68k runs, the
+ * pooled figures 0.99 to 1.09. So the check asks for 0.95 x the kernel's pooled figure; the paired test over
  * 16+ windows with a confidence interval is the demo's (issue 8).
  */
-#define ENGINE_TOLERANCE 0.90
+#define ENGINE_TOLERANCE 0.95
 
 static int mod_load_params(const char *params)
 {
@@ -193,6 +191,8 @@ struct ab {
 	volatile unsigned long progress;
 	volatile int stop, abort;
 	uint64_t wire[2], gro[2], usecs[2];
+	uint64_t psh[2];        /* segments carrying PSH (the core's "end"): the offload path's count in the kernel's
+				 * windows (IPIP, SIT: tungro's offloads run inside the kernel's GRO), the engine's */
 	double ratio_min, ratio_max;   /* engine/kernel over consecutive window pairs */
 	int windows;
 	struct stats d;         /* the engine's debugfs delta over its windows */
@@ -215,7 +215,7 @@ static void *ab_main(void *arg)
 	struct ab *a = arg;
 	uint64_t w0, w1, g0, g1, t0;
 	double last_k = 0;
-	struct stats s0, s1, dd;
+	struct stats s0, s1, dd, k0, k1;
 	int rc;
 
 	while (__atomic_load_n(&a->progress, __ATOMIC_ACQUIRE) < MIB)   /* past slow start */
@@ -232,6 +232,8 @@ static void *ab_main(void *arg)
 		}
 		if (e)
 			kv_read(DEV_STATS_PATH, &s0);
+		else
+			stats_read(&k0);
 		if ((rc = read_u64("/sys/class/net/" ENGINE_DEV "/statistics/rx_packets", &w0)) ||
 		    (rc = gro_count(a->sc, &g0))) {
 			snprintf(a->err, sizeof(a->err), "window %d: counters: %s", i, strerror(-rc));
@@ -257,6 +259,7 @@ static void *ab_main(void *arg)
 			}
 			if (kv_read(DEV_STATS_PATH, &s1) == 0) {
 				stats_delta(&dd, &s1, &s0);
+				a->psh[1] += stats_get(&dd, "flush_end");
 				if (!a->have_d) {
 					a->d = dd;
 					a->have_d = 1;
@@ -275,6 +278,8 @@ static void *ab_main(void *arg)
 			}
 		} else {
 			last_k = spg;
+			if (a->sc->tundev && stats_read(&k1) == 0)
+				a->psh[0] += stats_get(&k1, "flush_end") - stats_get(&k0, "flush_end");
 		}
 		a->windows = i + 1;
 	}
@@ -317,14 +322,15 @@ static void engine_compare(const struct scenario *sc, uint64_t bytes)
 	    " pair_ratio_min=%.3f pair_ratio_max=%.3f wire_segs=%" PRIu64 "/%" PRIu64 " gro_pkts=%" PRIu64 "/%" PRIu64
 	    " usecs=%" PRIu64 "/%" PRIu64 " seen=%" PRIu64 " merged=%" PRIu64 " held=%" PRIu64 " passed=%" PRIu64
 	    " evicted=%" PRIu64 " held_max=%" PRIu64 " polls=%" PRIu64 " polls_full_budget=%" PRIu64 " lists=%" PRIu64
-	    " pkts_per_list=%.2f retried=%" PRIu64 " flushed=%" PRIu64 " reasons=%s", uname_machine(), uname_release(),
-	    sc->name, k, t, k ? t / k : 0,
+	    " pkts_per_list=%.2f retried=%" PRIu64 " flushed=%" PRIu64 " reasons=%s wire_segs_per_psh=%.2f/%.2f",
+	    uname_machine(), uname_release(), sc->name, k, t, k ? t / k : 0,
 	    a.ratio_min < 1e9 ? a.ratio_min : 0, a.ratio_max, a.wire[0], a.wire[1], a.gro[0], a.gro[1], a.usecs[0],
 	    a.usecs[1], stats_get(&a.d, "seen"), stats_get(&a.d, "merged"), stats_get(&a.d, "held"),
 	    stats_get(&a.d, "passed"), stats_get(&a.d, "evicted"), stats_get(&a.d, "held_max"),
 	    stats_get(&a.d, "polls"), stats_get(&a.d, "polls_full_budget"), lists,
 	    lists ? (double)stats_get(&a.d, "list_pkts") / (double)lists : 0, stats_get(&a.d, "retried"),
-	    stats_get(&a.d, "flushed"), reasons);
+	    stats_get(&a.d, "flushed"), reasons, a.psh[0] ? (double)a.wire[0] / (double)a.psh[0] : 0,
+	    a.psh[1] ? (double)a.wire[1] / (double)a.psh[1] : 0);
 	snprintf(name, sizeof(name), "engine_%s_gro", sc->name);
 	check(name, a.have_d && stats_get(&a.d, "merged") > 0 && t >= ENGINE_TOLERANCE * k && t > 1.0,
 	      "engine %.2f vs kernel %.2f segs/GRO packet on one connection, %d windows each, interleaved (need >= %.2fx"

@@ -35,13 +35,15 @@
  * alternating (attach for the engine's windows, detach for the kernel's), counters pooled per engine.
  *
  * Tolerance: the engine cuts a GRO packet where the kernel's GRO does (the sender's PSH, 64 KiB, the end of a
- * poll; the ENGINE line lists its cuts, and the PSH rate of both engines' windows, the kernel's as counted by
- * tungro's offload path inside its GRO). A window still sees another moment of the connection than its
- * neighbour (TCG scheduling, ACK timing): single window pairs ranged 0.87 to 1.5 in x86_64 and m68k runs, the
- * pooled figures 0.99 to 1.09. So the check asks for 0.95 x the kernel's pooled figure; the paired test over
- * 16+ windows with a confidence interval is the demo's (issue 8).
+ * poll; the ENGINE line lists its cuts). But where the sender puts PSH (the end of each send, a forced push
+ * every half window) follows its ACK clock, and the engine path hands a poll's packets to TCP after the
+ * device's poll instead of during it: runs counted 2 to 9% more PSH marks per wire segment in the engine's
+ * windows (wire_segs_per_psh, the kernel's counted by tungro's offload path inside its GRO), with the engine's
+ * own extra cuts (poll ends) about as few as the kernel's (ENGINE_CUTS: GRO packets per PSH mark, IPIP and
+ * SIT). So the raw figure must reach 0.90 x the kernel's pooled one. The paired test over 16+ windows with a
+ * confidence interval is the demo's (issue 8).
  */
-#define ENGINE_TOLERANCE 0.95
+#define ENGINE_TOLERANCE 0.90
 
 static int mod_load_params(const char *params)
 {
@@ -335,6 +337,12 @@ static void engine_compare(const struct scenario *sc, uint64_t bytes)
 	check(name, a.have_d && stats_get(&a.d, "merged") > 0 && t >= ENGINE_TOLERANCE * k && t > 1.0,
 	      "engine %.2f vs kernel %.2f segs/GRO packet on one connection, %d windows each, interleaved (need >= %.2fx"
 	      " and > 1); engine merged %" PRIu64, t, k, ROUNDS, ENGINE_TOLERANCE, stats_get(&a.d, "merged"));
+	/* GRO packets per PSH mark: the cuts beyond the ones the traffic makes itself (IPIP, SIT: tungro's offload
+	 * path counts the kernel's windows' PSH marks). Reported: at a few hundred packets per run, the few
+	 * poll-end cuts of either engine are too few for a gate (runs measured 1.01 to 1.07 for both). */
+	if (a.psh[0] && a.psh[1])
+		out("ENGINE_CUTS arch=%s scenario=%s gro_pkts_per_psh kernel=%.3f engine=%.3f", uname_machine(), sc->name,
+		    (double)a.gro[0] / (double)a.psh[0], (double)a.gro[1] / (double)a.psh[1]);
 }
 
 /* ---- attach/detach cycles, and E05, under a running stream ---- */
@@ -342,7 +350,11 @@ static void engine_compare(const struct scenario *sc, uint64_t bytes)
 struct cycler {
 	volatile unsigned long progress;
 	volatile int stop, abort;
-	int mode;               /* 0: LOOP_CYCLES attach/detach; 1: E05 detach with a flow held; 2: E05 rmmod */
+	int mode;               /* 0: LOOP_CYCLES attach/detach; 1: E05 detach with a flow held; 2: E05 rmmod;
+				 * 3: attached, the device's interrupts moved between CPUs every few ms */
+	int nirq, irqs[8];      /* mode 3 */
+	int moves;
+	int attempts;           /* modes 1, 2: detaches (or the rmmod) tried until one found a flow held */
 	int done, with_traffic;
 	uint64_t attach_us, detach_us, max_detach_us;
 	uint64_t held_seen;     /* held_now read just before the detach/rmmod */
@@ -380,6 +392,30 @@ static void *cycler_main(void *arg)
 	while (__atomic_load_n(&c->progress, __ATOMIC_ACQUIRE) < 256 * 1024)
 		if (cycler_wait(c, 5))
 			goto out;
+	if (c->mode == 3) {
+		if ((rc = control("attach " ENGINE_DEV))) {
+			snprintf(c->err, sizeof(c->err), "attach: %s", strerror(-rc));
+			goto out;
+		}
+		/* 2 MiB under the engine, the interrupt hopping between CPU 0 and CPU 1 every 5 ms */
+		unsigned long p0 = __atomic_load_n(&c->progress, __ATOMIC_ACQUIRE);
+		while (__atomic_load_n(&c->progress, __ATOMIC_ACQUIRE) - p0 < 2 * MIB) {
+			for (int i = 0; i < c->nirq; i++) {
+				char path[64];
+				snprintf(path, sizeof(path), "/proc/irq/%d/smp_affinity", c->irqs[i]);
+				if (write_file(path, c->moves & 1 ? "2" : "1") == 0)
+					c->moves++;
+			}
+			if (cycler_wait(c, 5))
+				break;
+		}
+		c->held_seen = kv_get(DEV_STATS_PATH, "merged");
+		if ((rc = control("detach " ENGINE_DEV)))
+			snprintf(c->err, sizeof(c->err), "detach: %s", strerror(-rc));
+		else
+			c->done = 1;
+		goto out;
+	}
 	if (c->mode == 0) {
 		for (int i = 0; i < LOOP_CYCLES; i++) {
 			uint64_t t0 = now_us();
@@ -417,14 +453,30 @@ static void *cycler_main(void *arg)
 		}
 		if (cycler_wait(c, 300))
 			goto out;
-		wait_held(c);
-		uint64_t t0 = now_us();
-		rc = c->mode == 1 ? control("detach " ENGINE_DEV) : mod_unload();
-		c->detach_us = now_us() - t0;
-		if (rc)
-			snprintf(c->err, sizeof(c->err), "%s: %s", c->mode == 1 ? "detach" : "rmmod", strerror(-rc));
-		else
+		/* A held packet lives until the next poll (a jiffy or two under a stream): a detach may come just
+		 * after that poll. Detach mode retries (re-attaching) until a detach found a flow held. */
+		for (int attempt = 0; attempt < 20; attempt++) {
+			uint64_t before = kv_get(CONTROL_PATH, "detach_held");
+			wait_held(c);
+			uint64_t t0 = now_us();
+			rc = c->mode == 1 ? control("detach " ENGINE_DEV) : mod_unload();
+			c->detach_us = now_us() - t0;
+			c->attempts = attempt + 1;
+			if (rc) {
+				snprintf(c->err, sizeof(c->err), "%s: %s", c->mode == 1 ? "detach" : "rmmod", strerror(-rc));
+				break;
+			}
 			c->done = 1;
+			if (c->mode == 2 || kv_get(CONTROL_PATH, "detach_held") > before)
+				break;
+			if ((rc = control("attach " ENGINE_DEV))) {
+				snprintf(c->err, sizeof(c->err), "re-attach: %s", strerror(-rc));
+				break;
+			}
+			c->done = 0;
+			if (cycler_wait(c, 50))
+				break;
+		}
 		cycler_wait(c, 300);    /* traffic goes on through the kernel's GRO */
 	}
 out:
@@ -506,9 +558,9 @@ static void engine_e05(const struct scenario *sc, uint64_t bytes)
 	uint64_t left = stats_get(&k1, "detach_left") - stats_get(&k0, "detach_left");
 	uint64_t leaked = stats_get(&k1, "detach_leaked");
 	check("E05_detach_delivered", c.held_seen > 0 && held > 0 && leaked == 0,
-	      "held_now %" PRIu64 " just before the detach; the detach found %" PRIu64 " held, %" PRIu64
-	      " queued, delivered them (%" PRIu64 " left after the drain, delivered by the stop); leaked %" PRIu64,
-	      c.held_seen, held, queued, left, leaked);
+	      "held_now %" PRIu64 " just before the detach; %d detach(es) under the stream, which found %" PRIu64
+	      " held, %" PRIu64 " queued, delivered them (%" PRIu64 " left after the drain, delivered by the stop);"
+	      " leaked %" PRIu64, c.held_seen, c.attempts, held, queued, left, leaked);
 	engine_after("E05_detach_device_works", sc, bytes);
 	mod_unload();
 
@@ -529,6 +581,61 @@ static void engine_e05(const struct scenario *sc, uint64_t bytes)
 	engine_after("E05_rmmod_device_works", sc, bytes);
 }
 
+/* The interrupts of eth0's virtio device: the lines of /proc/interrupts that name it (virtioN, virtioN-input.0). */
+static int eth0_irqs(int *irqs, int cap)
+{
+	char link[256], buf[16384];
+	ssize_t n = readlink("/sys/class/net/" ENGINE_DEV "/device", link, sizeof(link) - 1);
+	int count = 0;
+	if (n <= 0 || read_file("/proc/interrupts", buf, sizeof(buf))) {
+		note("# eth0 interrupts: readlink %zd, /proc/interrupts unreadable", n);
+		return 0;
+	}
+	link[n] = 0;
+	const char *name = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
+	size_t len = strlen(name);
+	for (char *save = NULL, *line = strtok_r(buf, "\n", &save); line && count < cap;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *hit = strstr(line, name);
+		/* "virtio0" must not match "virtio01": the name ends there or goes on with '-' */
+		if (!hit || (hit[len] && hit[len] != '-'))
+			continue;
+		int irq;
+		if (sscanf(line, " %d:", &irq) == 1)
+			irqs[count++] = irq;
+	}
+	if (!count)
+		note("# no line of /proc/interrupts names %s:\n%s", name, buf);
+	return count;
+}
+
+/* RPS on (tungro's deliveries re-enter its rx_handler on another CPU) and, with 2+ CPUs, the device's interrupt
+ * moving between CPUs under the stream (its NAPI with it): the flow keeps meeting one engine, byte-exact. */
+static void engine_rps_irq(const struct scenario *sc, uint64_t bytes)
+{
+	const char *rps = "/sys/class/net/" ENGINE_DEV "/queues/rx-0/rps_cpus";
+	char online[64] = "";
+	read_file("/sys/devices/system/cpu/online", online, sizeof(online));
+	long ncpu = strchr(online, '-') || strchr(online, ',') ? 2 : 1;   /* "0-1": more than one CPU */
+	struct cycler c;
+	struct run_result r;
+	int rps_on = access(rps, W_OK) == 0 && write_file(rps, ncpu > 1 ? "3" : "1") == 0;
+
+	memset(&c, 0, sizeof(c));
+	c.mode = 3;
+	c.nirq = ncpu > 1 ? eth0_irqs(c.irqs, 8) : 0;
+	out("# %s stream, %s attached, RPS %s, interrupts %s", sc->name, ENGINE_DEV, rps_on ? "on (rx-0 to all CPUs)" :
+	    "not available (no CONFIG_RPS)", c.nirq ? "moved between CPU 0 and 1 every 5 ms" : "not moved (one CPU)");
+	int rc = run_cycler(&c, sc, bytes, 7300, &r);
+	if (rps_on)
+		write_file(rps, "0");
+	check("engine_rps_irq_bytes", rc == 0 && c.done && c.held_seen > 0,
+	      "%" PRIu64 " bytes sent, %" PRIu64 " received, checksum %s; RPS %s; %d interrupt moves over %d IRQ(s);"
+	      " engine merged %" PRIu64 "%s%s%s%s", r.sent, r.bytes, r.ok && r.csum_ok ? "ok" : "BAD",
+	      rps_on ? "on" : "off", c.moves, c.nirq, c.held_seen, r.err[0] ? ": " : "", r.err, c.err[0] ? ": " : "",
+	      c.err);
+}
+
 void engine_checks(uint64_t bytes)
 {
 	if (mod_loaded())
@@ -543,5 +650,6 @@ void engine_checks(uint64_t bytes)
 	for (size_t i = 0; i < sizeof(g_scenarios) / sizeof(g_scenarios[0]); i++)
 		engine_compare(&g_scenarios[i], bytes);
 	engine_loop(scenario_by_name("ipip"), bytes);
+	engine_rps_irq(scenario_by_name("ipip"), bytes);
 	engine_e05(scenario_by_name("ipip"), bytes);   /* ends with tungro unloaded */
 }

@@ -135,8 +135,7 @@ static rx_handler_result_t tungro_rx_handler(struct sk_buff **pskb)
 
 static int tungro_dev_stats_show(struct seq_file *m, void *unused)
 {
-	tungro_engine_show(m, m->private);
-	return 0;
+	return tungro_engine_show(m, m->private);
 }
 DEFINE_SHOW_ATTRIBUTE(tungro_dev_stats);
 

@@ -411,44 +411,56 @@ static const char *const tungro_hist_names[TGC_HIST_BUCKETS] = {
 	"1", "2", "3_4", "5_8", "9_16", "17_32", "33_64", "65_up",
 };
 
+/* The queues' counters summed for tungro_engine_show(), on the heap: too big for a stack frame. */
+struct tungro_show_sums {
+	u64 c[TUNGRO_Q_COUNT], v[TUNGRO_Q_COUNT], e[9], reasons[TGC_R_COUNT], held_max, queued;
+	struct tgc_engine_stats s;
+};
+
 /**
  * tungro_engine_show() - debugfs tungro/<dev>/stats: the queues' counters summed, "key value" lines
  * @m: the seq_file
  * @td: the attached device
+ *
+ * Return: 0, or -ENOMEM.
  */
-void tungro_engine_show(struct seq_file *m, struct tungro_dev *td)
+int tungro_engine_show(struct seq_file *m, struct tungro_dev *td)
 {
-	u64 c[TUNGRO_Q_COUNT] = { 0 }, e[9] = { 0 }, reasons[TGC_R_COUNT] = { 0 };
-	u64 held_max = 0, queued = 0;
+	struct tungro_show_sums *sum = kzalloc(sizeof(*sum), GFP_KERNEL);
+	u64 *c, *e, *reasons;
 	unsigned int i, k;
 
+	if (!sum)
+		return -ENOMEM;
+	c = sum->c;
+	e = sum->e;
+	reasons = sum->reasons;
 	for (i = 0; i < td->nq; i++) {
 		struct tungro_rxq *q = &td->rxq[i];
-		struct tgc_engine_stats s;
-		u64 v[TUNGRO_Q_COUNT];
+		struct tgc_engine_stats *st = &sum->s;
 		unsigned int start;
 
 		do {
 			start = u64_stats_fetch_begin(&q->syncp);
 			for (k = 0; k < TUNGRO_Q_COUNT; k++)
-				v[k] = u64_stats_read(&q->c[k]);
-			s = q->snap;
+				sum->v[k] = u64_stats_read(&q->c[k]);
+			*st = q->snap;
 		} while (u64_stats_fetch_retry(&q->syncp, start));
 		for (k = 0; k < TUNGRO_Q_COUNT; k++)
-			c[k] += v[k];
-		e[0] += s.segs;
-		e[1] += s.held;
-		e[2] += s.merged;
-		e[3] += s.passed;
-		e[4] += s.completed;
-		e[5] += s.evicted;
-		e[6] += s.flushed;
-		e[7] += s.retried;
-		e[8] += s.held_now;
-		held_max = max_t(u64, held_max, s.held_max);
+			c[k] += sum->v[k];
+		e[0] += st->segs;
+		e[1] += st->held;
+		e[2] += st->merged;
+		e[3] += st->passed;
+		e[4] += st->completed;
+		e[5] += st->evicted;
+		e[6] += st->flushed;
+		e[7] += st->retried;
+		e[8] += st->held_now;
+		sum->held_max = max_t(u64, sum->held_max, st->held_max);
 		for (k = 0; k < TGC_R_COUNT; k++)
-			reasons[k] += s.reasons[k];
-		queued += skb_queue_len_lockless(&q->input);
+			reasons[k] += st->reasons[k];
+		sum->queued += skb_queue_len_lockless(&q->input);
 	}
 	seq_printf(m, "queues %u\n", td->nq);
 	/* The offload path's keys first (debugfs tungro/stats), with the same meaning. */
@@ -461,7 +473,7 @@ void tungro_engine_show(struct seq_file *m, struct tungro_dev *td)
 	/* The engine's own. */
 	seq_printf(m, "held_completed %llu\nevicted %llu\nflushed %llu\nretried %llu\n", e[4], e[5],
 		   e[6], e[7]);
-	seq_printf(m, "held_now %llu\nheld_max %llu\n", e[8], held_max);
+	seq_printf(m, "held_now %llu\nheld_max %llu\n", e[8], sum->held_max);
 	seq_printf(m, "polls %llu\npolls_full_budget %llu\ntimer_armed %llu\n", c[TUNGRO_Q_POLLS],
 		   c[TUNGRO_Q_POLLS_FULL], c[TUNGRO_Q_TIMER_ARMED]);
 	seq_printf(m, "lists %llu\nlist_pkts %llu\nlist_segs %llu\npkts_per_list_x100 %llu\n",
@@ -473,5 +485,7 @@ void tungro_engine_show(struct seq_file *m, struct tungro_dev *td)
 			   (u64)atomic64_read(&td->not_handled[k]));
 	seq_printf(m, "finish_failed %llu\nunclone_failed %llu\nheader_failed %llu\n",
 		   c[TUNGRO_Q_FINISH_FAILED], c[TUNGRO_Q_UNCLONE_FAILED], c[TUNGRO_Q_HDR_FAILED]);
-	seq_printf(m, "queued %llu\ninflight %d\n", queued, atomic_read(&td->inflight));
+	seq_printf(m, "queued %llu\ninflight %d\n", sum->queued, atomic_read(&td->inflight));
+	kfree(sum);
+	return 0;
 }

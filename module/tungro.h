@@ -107,6 +107,11 @@ struct sk_buff *tungro_sit_gro_receive(struct list_head *head, struct sk_buff *s
 int tungro_ipip_gro_complete(struct sk_buff *skb, int nhoff);
 int tungro_sit_gro_complete(struct sk_buff *skb, int nhoff);
 
+/* skb mechanics of tungro_gro.c, shared by the offload path and the engine path. */
+int tungro_append(struct sk_buff *p, struct sk_buff *skb);
+void tungro_gso_fixup(struct sk_buff *skb, int nhoff, __be16 inner_proto,
+		      const struct tgc_completion *c, unsigned int segs);
+
 /*
  * Installs tungro's IPIP and SIT offloads, saving the kernel's. Refuses (-EBUSY, with a message
  * naming what is there) a slot that does not hold the kernel's own built-in offload: stacking on
@@ -127,5 +132,6 @@ void tungro_offloads_remove(void);
 void tungro_stats_init(void);
 void tungro_debugfs_init(void);
 void tungro_debugfs_exit(void);
+struct dentry *tungro_debugfs_root(void);
 
 #endif /* TUNGRO_H */

@@ -26,6 +26,15 @@
  */
 #define TUNGRO_CB_MAGIC 0x7467	/* "tg" */
 
+/*
+ * Marks an skb the engine path (tungro_engine.c) delivers to the stack: tungro's rx_handler sees it
+ * again (netif_receive_skb_list, on this CPU or after RPS on another) and lets it pass instead of
+ * queueing it again. The mark travels with the skb, so it holds across CPUs where a per-CPU guard
+ * would not. The skbs a virtio-net device hands up are fresh (build_skb/napi_alloc_skb zero
+ * skb->cb), so they never carry it.
+ */
+#define TUNGRO_CB_DELIVERED 0x7464	/* "td" */
+
 #ifndef TUNGRO_LAYOUT_SELFTEST
 #define TUNGRO_CB_ALIGN __aligned(4)
 /* Right after napi_gro_cb, rounded up to 4 explicitly: the arch's u32 alignment is not trusted. */

@@ -152,12 +152,19 @@ static bool tungro_chain(struct sk_buff *p, struct sk_buff *skb, unsigned int of
 	return true;
 }
 
-/*
- * Appends @skb's payload (from its GRO offset) to held packet @p: page frags when possible, else
- * frag_list. Returns 0, or -E2BIG/-ETOOMANYREFS when the buffers cannot be merged (the core then
+/**
+ * tungro_append() - append a segment's payload to a held GRO packet
+ * @p: the held packet; NAPI_GRO_CB(p)->last and ->count describe it
+ * @skb: the segment; its payload starts at its GRO offset (skb_gro_offset()) and runs to its end
+ *
+ * Page frags are moved to the packet's last skb when possible, else @skb joins @p's frag_list.
+ * On success NAPI_GRO_CB(skb)->free says how @skb itself is to be freed (its head or frags now
+ * belong to @p).
+ *
+ * Return: 0, or -E2BIG/-ETOOMANYREFS when the buffers cannot be merged (the caller then
  * completes @p).
  */
-static int tungro_append(struct sk_buff *p, struct sk_buff *skb)
+int tungro_append(struct sk_buff *p, struct sk_buff *skb)
 {
 	unsigned int offset = skb_gro_offset(skb), len = skb_gro_len(skb), delta_truesize = 0;
 	struct sk_buff *lp = NAPI_GRO_CB(p)->last;
@@ -432,6 +439,43 @@ struct sk_buff *tungro_sit_gro_receive(struct list_head *head, struct sk_buff *s
 	return tungro_gro_receive(head, skb, &tungro_slot_sit, TGC_ENCAP_SIT);
 }
 
+/**
+ * tungro_gso_fixup() - checksum and GSO fields of a GRO packet whose headers the core fixed
+ * @skb: the GRO packet (2+ segments), skb->data at its outermost network header
+ * @nhoff: offset of its innermost network header from skb->data (0 for plain TCP)
+ * @inner_proto: htons(ETH_P_IP or ETH_P_IPV6) of an IPIP/SIT packet's inner header, 0 for TCP
+ * @c: what tgc_complete() reported
+ * @segs: wire segments in it
+ *
+ * The same conventions as the kernel's tcp4/6_gro_complete and ipip_gro_complete, so GSO can
+ * split the packet again and the stack trusts its checksum (CHECKSUM_PARTIAL over the inner TCP
+ * header).
+ */
+void tungro_gso_fixup(struct sk_buff *skb, int nhoff, __be16 inner_proto,
+		      const struct tgc_completion *c, unsigned int segs)
+{
+	struct skb_shared_info *shinfo = skb_shinfo(skb);
+
+	skb_set_transport_header(skb, nhoff + c->tcp_off);
+	if (inner_proto) {
+		skb->encapsulation = 1;
+		skb_set_inner_protocol(skb, inner_proto);
+		skb_set_inner_network_header(skb, nhoff);
+		skb->inner_transport_header = skb->transport_header;
+		shinfo->gso_type |= SKB_GSO_IPXIP4;
+	}
+	skb->csum_start = skb_transport_header(skb) - skb->head;
+	skb->csum_offset = c->csum_offset;
+	skb->ip_summed = CHECKSUM_PARTIAL;
+
+	shinfo->gso_segs = segs;
+	shinfo->gso_type |= c->tcpv6 ? SKB_GSO_TCPV6 : SKB_GSO_TCPV4;
+	if (c->fixedid)
+		shinfo->gso_type |= SKB_GSO_TCP_FIXEDID;
+	if (c->ecn)
+		shinfo->gso_type |= SKB_GSO_TCP_ECN;
+}
+
 /*
  * Called from inet_gro_complete() on the outer IPv4 header (already fixed: tot_len, checksum), or
  * from fou/gue_gro_complete(), with @nhoff at the inner network header, for held packets of 2+
@@ -440,7 +484,6 @@ struct sk_buff *tungro_sit_gro_receive(struct list_head *head, struct sk_buff *s
 static int tungro_gro_complete(struct sk_buff *skb, int nhoff, struct tungro_slot *slot,
 			       __be16 inner_proto)
 {
-	struct skb_shared_info *shinfo = skb_shinfo(skb);
 	struct tgc_completion c;
 
 	if (!tungro_held_by_us(skb, READ_ONCE(tungro_installed_at))) {
@@ -457,22 +500,7 @@ static int tungro_gro_complete(struct sk_buff *skb, int nhoff, struct tungro_slo
 		return tungro_orig(slot)->callbacks.gro_complete(skb, nhoff);
 	}
 
-	skb->encapsulation = 1;
-	skb_set_inner_protocol(skb, inner_proto);
-	skb_set_inner_network_header(skb, nhoff);
-	skb_set_transport_header(skb, nhoff + c.tcp_off);
-	skb->inner_transport_header = skb->transport_header;
-	skb->csum_start = skb_transport_header(skb) - skb->head;
-	skb->csum_offset = c.csum_offset;
-	skb->ip_summed = CHECKSUM_PARTIAL;
-
-	shinfo->gso_segs = NAPI_GRO_CB(skb)->count;
-	shinfo->gso_type |= SKB_GSO_IPXIP4 | (c.tcpv6 ? SKB_GSO_TCPV6 : SKB_GSO_TCPV4);
-	if (c.fixedid)
-		shinfo->gso_type |= SKB_GSO_TCP_FIXEDID;
-	if (c.ecn)
-		shinfo->gso_type |= SKB_GSO_TCP_ECN;
-
+	tungro_gso_fixup(skb, nhoff, inner_proto, &c, NAPI_GRO_CB(skb)->count);
 	tungro_count(TUNGRO_S_COMPLETED, 1);
 	tungro_count(TUNGRO_S_HIST + tgc_hist_bucket(NAPI_GRO_CB(skb)->count), 1);
 	return 0;

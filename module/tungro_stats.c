@@ -94,6 +94,17 @@ void tungro_debugfs_init(void)
 	debugfs_create_file("stats", 0444, tungro_debugfs_dir, NULL, &tungro_stats_fops);
 }
 
+/**
+ * tungro_debugfs_root() - tungro's debugfs directory, for the engine path's files
+ *
+ * Return: the dentry of tungro/, or NULL or an error pointer when debugfs is off (debugfs
+ * calls accept both).
+ */
+struct dentry *tungro_debugfs_root(void)
+{
+	return tungro_debugfs_dir;
+}
+
 void tungro_debugfs_exit(void)
 {
 	debugfs_remove_recursive(tungro_debugfs_dir);

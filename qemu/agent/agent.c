@@ -284,6 +284,8 @@ static void test(void)
 		      r.err);
 	}
 
+	/* the engine path: eth0 attached to tungro's NAPI engine */
+	engine_checks(bytes);
 	/* K01: FOU and GUE carrying IPIP and SIT, tungro against the kernel */
 	k01_fou_gue(opt_mib);
 	/* K07 last: a tungro whose exit does not wait leaves the stacker in the IPIP slot */

@@ -175,6 +175,9 @@ struct peer_tally {
 void peer_suite(const char *engine, const unsigned char mac_rx[6], const unsigned char mac_tx[6],
 		struct peer_tally *pt);
 
+/* ---- engine.c ---- */
+void engine_checks(uint64_t bytes);   /* tungro's engine path on eth0 vs the kernel's GRO; records failures */
+
 /* ---- conform.c ---- */
 void conform(void);        /* wire conformance, kernel engine then tungro; records failures */
 

@@ -1,0 +1,435 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tungro_attach.c - attaching virtio-net devices to tungro's engine path, and detaching them.
+ *
+ * While a device is attached its own GRO is off (NETIF_F_GRO cleared from wanted_features), so its
+ * driver's NAPI hands every frame up unmerged, and tungro's rx_handler moves the frames of TCP,
+ * IPIP and SIT into the NAPI instance of their receive queue (tungro_engine.c), whose poll runs the
+ * engine. The rest goes up at once, counted by kind. What the engine delivers carries a mark in
+ * skb->cb that the rx_handler lets pass.
+ *
+ * Devices are attached by the module parameter attach= at load, and at run time through debugfs
+ * tungro/control ("attach eth1", "detach eth1"). Detach, rmmod and the device's unregistration
+ * deliver everything queued and held and give the device its GRO back.
+ */
+#define pr_fmt(fmt) "tungro: " fmt
+
+#include <linux/debugfs.h>
+#include <linux/device.h>
+#include <linux/delay.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/moduleparam.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "tungro.h"
+#include "tungro_attach.h"
+#include "tungro_cb.h"
+#include "tungro_engine.h"
+
+static char *attach;
+module_param(attach, charp, 0444);
+MODULE_PARM_DESC(attach, "virtio-net devices to attach at load: attach=eth1,eth2");
+static unsigned int buckets = TGC_ENGINE_BUCKETS;
+module_param(buckets, uint, 0444);
+MODULE_PARM_DESC(buckets, "engine buckets per receive queue (a power of two, 1..256, default 8)");
+static unsigned int flows = TGC_ENGINE_FLOWS;
+module_param(flows, uint, 0444);
+MODULE_PARM_DESC(flows, "held flows per engine bucket (1..256, default 8)");
+static bool kernel_hash;
+module_param(kernel_hash, bool, 0444);
+MODULE_PARM_DESC(kernel_hash,
+		 "1: bucket by skb->hash as 6.12's GRO does (0 from virtio-net); 0: tungro's flow hash");
+
+/* How long a detach waits for the queues to drain before it unhooks anyway. */
+#define TUNGRO_DRAIN_MS 1000
+
+static LIST_HEAD(tungro_devs);	/* attached devices, under rtnl */
+/* Since load, under rtnl: detaches, and what they delivered or found left over (tungro/control). */
+static u64 tungro_detaches, tungro_detach_held, tungro_detach_queued, tungro_detach_left;
+static u64 tungro_detach_leaked;
+static struct dentry *tungro_control;
+
+static struct tungro_dev *tungro_find(const struct net_device *dev)
+{
+	struct tungro_dev *td;
+
+	list_for_each_entry(td, &tungro_devs, node)
+		if (td->dev == dev)
+			return td;
+	return NULL;
+}
+
+/* TUNGRO_NH_COUNT for the frames the engine takes, else the kind it does not handle. */
+static unsigned int tungro_kind(struct sk_buff *skb)
+{
+	u8 proto;
+
+	switch (skb->protocol) {
+	case htons(ETH_P_IP):
+		if (!pskb_may_pull(skb, sizeof(struct iphdr)))
+			return TUNGRO_NH_OTHER;
+		proto = skb->data[offsetof(struct iphdr, protocol)];
+		if (proto == IPPROTO_TCP || proto == IPPROTO_IPIP || proto == IPPROTO_IPV6)
+			return TUNGRO_NH_COUNT;
+		break;
+	case htons(ETH_P_IPV6):
+		if (!pskb_may_pull(skb, sizeof(struct ipv6hdr)))
+			return TUNGRO_NH_OTHER;
+		proto = skb->data[offsetof(struct ipv6hdr, nexthdr)];
+		if (proto == IPPROTO_TCP)
+			return TUNGRO_NH_COUNT;
+		break;
+	default:
+		return TUNGRO_NH_OTHER;
+	}
+	if (proto == IPPROTO_GRE)
+		return TUNGRO_NH_GRE;
+	if (proto == IPPROTO_UDP)
+		return TUNGRO_NH_UDP;
+	return TUNGRO_NH_OTHER;
+}
+
+/*
+ * The attached device's rx_handler: runs for every frame its driver hands up (on the CPU RPS
+ * picked, if RPS is on), and again for every packet tungro's NAPI delivers, which it recognises by
+ * the mark in skb->cb.
+ */
+static rx_handler_result_t tungro_rx_handler(struct sk_buff **pskb)
+{
+	struct sk_buff *skb = *pskb;
+	struct tungro_dev *td;
+	struct tungro_rxq *q;
+	unsigned int kind;
+
+	if (TUNGRO_CB(skb)->magic == TUNGRO_CB_DELIVERED) {
+		TUNGRO_CB(skb)->word = 0;
+		return RX_HANDLER_PASS;
+	}
+	td = rcu_dereference(skb->dev->rx_handler_data);
+	skb = skb_share_check(skb, GFP_ATOMIC);
+	if (!skb)
+		return RX_HANDLER_CONSUMED;
+	*pskb = skb;
+	kind = tungro_kind(skb);
+	if (kind < TUNGRO_NH_COUNT) {
+		atomic64_inc(&td->not_handled[kind]);
+		return RX_HANDLER_PASS;
+	}
+	/* Detaching: once nothing is queued or held, frames go up directly and stay in order. */
+	if (READ_ONCE(td->closing) && !atomic_read(&td->inflight))
+		return RX_HANDLER_PASS;
+	q = &td->rxq[skb_rx_queue_recorded(skb) ? skb_get_rx_queue(skb) % td->nq : 0];
+	atomic_inc(&td->inflight);
+	skb_queue_tail(&q->input, skb);
+	napi_schedule(&q->napi);
+	return RX_HANDLER_CONSUMED;
+}
+
+static int tungro_dev_stats_show(struct seq_file *m, void *unused)
+{
+	return tungro_engine_show(m, m->private);
+}
+DEFINE_SHOW_ATTRIBUTE(tungro_dev_stats);
+
+static bool tungro_is_virtio_net(const struct net_device *dev)
+{
+	const struct device *parent = dev->dev.parent;
+
+	return parent && parent->driver && parent->driver->name &&
+	       !strcmp(parent->driver->name, "virtio_net");
+}
+
+/* Unhooks and frees @td. @gone: the device is being unregistered (no wait, no feature change). */
+static void tungro_detach(struct tungro_dev *td, bool gone)
+{
+	struct net_device *dev = td->dev;
+	unsigned int i, waited = 0;
+
+	ASSERT_RTNL();
+	debugfs_remove_recursive(td->dir);
+	for (i = 0; i < td->nq; i++) {
+		tungro_detach_held += READ_ONCE(td->rxq[i].snap.held_now);
+		tungro_detach_queued += skb_queue_len_lockless(&td->rxq[i].input);
+	}
+	if (!gone) {
+		/*
+		 * Drain first with the rx_handler still in place: it keeps queueing while anything
+		 * is queued or held and passes frames directly once nothing is, so no later frame
+		 * overtakes an earlier one of its flow when the handler goes.
+		 */
+		WRITE_ONCE(td->closing, true);
+		for (i = 0; i < td->nq; i++)
+			napi_schedule(&td->rxq[i].napi);
+		while (atomic_read(&td->inflight) && waited < TUNGRO_DRAIN_MS) {
+			usleep_range(500, 1000);
+			waited++;
+		}
+	}
+	/* synchronize_net() inside: no rx_handler runs after this */
+	netdev_rx_handler_unregister(dev);
+	for (i = 0; i < td->nq; i++)
+		tungro_rxq_stop(&td->rxq[i], gone, &tungro_detach_left, &tungro_detach_left);
+	/* Every skb the rx_handler took was delivered or freed by now. */
+	if (WARN_ON_ONCE(atomic_read(&td->inflight)))
+		tungro_detach_leaked += atomic_read(&td->inflight);
+	tungro_detaches++;
+	if (!gone && td->gro_was_wanted) {
+		dev->wanted_features |= NETIF_F_GRO;
+		netdev_update_features(dev);
+	}
+	for (i = 0; i < td->nq; i++)
+		tungro_rxq_free(&td->rxq[i]);
+	free_netdev(td->napi_dev);
+	list_del(&td->node);
+	pr_info("%s detached%s, GRO %s\n", dev->name, gone ? " (device going away)" : "",
+		gone ? "left as is" : td->gro_was_wanted ? "back on" : "stays off as before");
+	netdev_put(dev, NULL);
+	kfree(td);
+}
+
+/* Attaches device @name of the initial namespace. Under rtnl. 0 or -errno, with a message. */
+static int tungro_attach_name(const char *name)
+{
+	struct net_device *dev = __dev_get_by_name(&init_net, name);
+	struct tungro_dev *td;
+	unsigned int i, nq;
+	int err;
+
+	ASSERT_RTNL();
+	if (!dev) {
+		pr_err("attach %s: no such network device (in the initial namespace)\n", name);
+		return -ENODEV;
+	}
+	if (tungro_find(dev)) {
+		pr_err("attach %s: already attached\n", name);
+		return -EEXIST;
+	}
+	if (!tungro_is_virtio_net(dev)) {
+		const struct device *parent = dev->dev.parent;
+
+		pr_err("attach %s: not a virtio-net device (driver %s): tungro hooks virtio-net only\n",
+		       name, parent && parent->driver ? parent->driver->name : "none");
+		return -EOPNOTSUPP;
+	}
+	if (netdev_is_rx_handler_busy(dev)) {
+		pr_err("attach %s: the device already has an rx_handler (%ps): a bridge, bond, team or macvlan port?\n",
+		       name, rtnl_dereference(dev->rx_handler));
+		return -EBUSY;
+	}
+	nq = max(dev->real_num_rx_queues, 1U);
+	td = kzalloc(struct_size(td, rxq, nq), GFP_KERNEL);
+	if (!td)
+		return -ENOMEM;
+	td->dev = dev;
+	td->nq = nq;
+	td->napi_dev = alloc_netdev_dummy(0);
+	if (!td->napi_dev) {
+		err = -ENOMEM;
+		goto free_td;
+	}
+	for (i = 0; i < nq; i++) {
+		err = tungro_rxq_init(&td->rxq[i], td, buckets, flows,
+				      kernel_hash ? TGC_ENGINE_CALLER_HASH : 0);
+		if (err)
+			goto stop_queues;
+	}
+	err = netdev_rx_handler_register(dev, tungro_rx_handler, td);
+	if (err)
+		goto stop_queues;
+	netdev_hold(dev, NULL, GFP_KERNEL);
+	td->gro_was_wanted = dev->wanted_features & NETIF_F_GRO;
+	dev->wanted_features &= ~NETIF_F_GRO;
+	netdev_update_features(dev);
+	list_add_tail(&td->node, &tungro_devs);
+	td->dir = debugfs_create_dir(dev->name, tungro_debugfs_root());
+	debugfs_create_file("stats", 0444, td->dir, td, &tungro_dev_stats_fops);
+	pr_info("%s attached: %u receive queue%s, engine %u x %u (%s hash), kernel GRO off\n", name,
+		nq, nq == 1 ? "" : "s", buckets, flows, kernel_hash ? "the kernel's" : "tungro's");
+	return 0;
+
+stop_queues:
+	while (i--) {
+		u64 none = 0;
+
+		tungro_rxq_stop(&td->rxq[i], false, &none, &none);
+		tungro_rxq_free(&td->rxq[i]);
+	}
+	free_netdev(td->napi_dev);
+free_td:
+	kfree(td);
+	pr_err("attach %s: %d\n", name, err);
+	return err;
+}
+
+static int tungro_detach_name(const char *name)
+{
+	struct net_device *dev = __dev_get_by_name(&init_net, name);
+	struct tungro_dev *td = dev ? tungro_find(dev) : NULL;
+
+	ASSERT_RTNL();
+	if (!td) {
+		pr_err("detach %s: %s\n", name, dev ? "not attached" : "no such network device");
+		return dev ? -ENOENT : -ENODEV;
+	}
+	tungro_detach(td, false);
+	return 0;
+}
+
+/*
+ * tungro/control: "attach DEV" or "detach DEV", one per write. Reading lists the attached devices
+ * and what detaches found and delivered: packets held and skbs queued when they began, what was
+ * still there after the drain (left, delivered by the stop), and leaked (always 0).
+ */
+static ssize_t tungro_control_write(struct file *file, const char __user *ubuf, size_t len,
+				    loff_t *ppos)
+{
+	char buf[64], *name, *cmd;
+	int err;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	name = strim(buf);
+	cmd = strsep(&name, " \t");
+	name = name ? skip_spaces(name) : NULL;
+	if (!name || !*name || strlen(name) >= IFNAMSIZ ||
+	    (strcmp(cmd, "attach") && strcmp(cmd, "detach"))) {
+		pr_err("control: expected 'attach DEV' or 'detach DEV'\n");
+		return -EINVAL;
+	}
+	rtnl_lock();
+	err = cmd[0] == 'a' ? tungro_attach_name(name) : tungro_detach_name(name);
+	rtnl_unlock();
+	return err ? err : len;
+}
+
+static int tungro_control_show(struct seq_file *m, void *unused)
+{
+	struct tungro_dev *td;
+
+	rtnl_lock();
+	list_for_each_entry(td, &tungro_devs, node)
+		seq_printf(m, "attached %s\n", td->dev->name);
+	seq_printf(m, "detaches %llu\ndetach_held %llu\ndetach_queued %llu\n", tungro_detaches,
+		   tungro_detach_held, tungro_detach_queued);
+	seq_printf(m, "detach_left %llu\ndetach_leaked %llu\n", tungro_detach_left,
+		   tungro_detach_leaked);
+	rtnl_unlock();
+	return 0;
+}
+
+static int tungro_control_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, tungro_control_show, NULL);
+}
+
+static const struct file_operations tungro_control_fops = {
+	.owner = THIS_MODULE,
+	.open = tungro_control_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+	.write = tungro_control_write,
+};
+
+static int tungro_netdev_event(struct notifier_block *nb, unsigned long event, void *ptr)
+{
+	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+	struct tungro_dev *td;
+
+	if (event != NETDEV_UNREGISTER)
+		return NOTIFY_DONE;
+	td = tungro_find(dev);
+	if (td)
+		tungro_detach(td, true);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block tungro_netdev_nb = {
+	.notifier_call = tungro_netdev_event,
+};
+
+static void tungro_detach_all(void)
+{
+	struct tungro_dev *td, *tmp;
+
+	rtnl_lock();
+	list_for_each_entry_safe(td, tmp, &tungro_devs, node)
+		tungro_detach(td, false);
+	rtnl_unlock();
+}
+
+/**
+ * tungro_attach_init() - the engine path at load: notifier, debugfs control, devices of attach=
+ *
+ * Return: 0, or -errno when the parameters are invalid or a device of attach= cannot be attached
+ * (the load is then refused, with a message naming the device and why, and nothing stays attached).
+ */
+int tungro_attach_init(void)
+{
+	char *list, *cur, *name;
+	int err;
+
+	if (!tgc_engine_size(buckets, flows)) {
+		pr_err("buckets=%u flows=%u: buckets a power of two 1..256, flows 1..256\n", buckets, flows);
+		return -EINVAL;
+	}
+	err = register_netdevice_notifier(&tungro_netdev_nb);
+	if (err)
+		return err;
+	if (attach && *attach) {
+		list = kstrdup(attach, GFP_KERNEL);
+		if (!list) {
+			err = -ENOMEM;
+			goto unregister;
+		}
+		cur = list;
+		rtnl_lock();
+		while ((name = strsep(&cur, ","))) {
+			name = strim(name);
+			if (!*name || strlen(name) >= IFNAMSIZ) {
+				pr_err("attach=%s: empty or too long device name\n", attach);
+				err = -EINVAL;
+			} else {
+				err = tungro_attach_name(name);
+			}
+			if (err)
+				break;
+		}
+		rtnl_unlock();
+		kfree(list);
+		if (err) {
+			pr_err("refusing to load: attach=%s failed\n", attach);
+			goto detach;
+		}
+	}
+	tungro_control = debugfs_create_file("control", 0600, tungro_debugfs_root(), NULL,
+					     &tungro_control_fops);
+	return 0;
+
+detach:
+	tungro_detach_all();
+unregister:
+	unregister_netdevice_notifier(&tungro_netdev_nb);
+	return err;
+}
+
+/**
+ * tungro_attach_exit() - the engine path at unload: detach every device, delivering what it holds
+ */
+void tungro_attach_exit(void)
+{
+	debugfs_remove(tungro_control);	/* waits for a control write under way */
+	tungro_detach_all();
+	unregister_netdevice_notifier(&tungro_netdev_nb);
+}

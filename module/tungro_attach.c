@@ -381,7 +381,8 @@ int tungro_attach_init(void)
 	int err;
 
 	if (!tgc_engine_size(buckets, flows)) {
-		pr_err("buckets=%u flows=%u: buckets a power of two 1..256, flows 1..256\n", buckets, flows);
+		pr_err("buckets=%u flows=%u: buckets a power of two 1..256, flows 1..256\n",
+		       buckets, flows);
 		return -EINVAL;
 	}
 	err = register_netdevice_notifier(&tungro_netdev_nb);

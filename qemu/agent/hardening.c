@@ -310,7 +310,10 @@ void k01_fou_gue(unsigned mib)
 		 */
 		uint64_t seen = stats_get(&eng[1].tg, "seen"), encap = stats_get(&eng[1].tg, "flush_udp_encap");
 		uint64_t malformed = stats_get(&eng[1].tg, "flush_malformed");
-		int ratio_gate = k >= 8.0;
+		/* Reported, never a gate: with tungro loaded these segments still go through the kernel's own FOU/GUE
+		 * GRO (that is the fix), so the ratio compares the kernel with itself, windows apart: 0.90-1.01 seen
+		 * under TCG. The deterministic assertion is the delegation count below. */
+		int ratio_gate = 0;
 		snprintf(name, sizeof(name), "K01_%s_gro", id);
 		check(name, done == 2 * K01_WINDOWS && k > 1.5 && encap > 0 && malformed == 0 &&
 		      (!ratio_gate || t >= 0.9 * k),
@@ -320,7 +323,7 @@ void k01_fou_gue(unsigned mib)
 		      "debugfs seen %" PRIu64 " flush_udp_encap %" PRIu64 " flush_malformed %" PRIu64 " merged %" PRIu64
 		      " passed %" PRIu64 ", flush %s",
 		      sc->name, t, k, eng[1].wire, eng[1].gro, eng[0].wire, eng[0].gro,
-		      ratio_gate ? "" : " (reported only: kernel below 8)", seen, encap, malformed,
+		      ratio_gate ? "" : " (reported only)", seen, encap, malformed,
 		      stats_get(&eng[1].tg, "merged"), stats_get(&eng[1].tg, "passed"), reasons);
 	}
 }

@@ -57,6 +57,8 @@ struct stats {
 	uint64_t val[MAX_STATS];
 };
 int stats_read(struct stats *s);                          /* 0 or -errno */
+/* "key value" lines of any tungro debugfs file; strict: a line of another shape is -EINVAL, else skipped */
+int kv_read(const char *path, struct stats *s, int strict);
 uint64_t stats_get(const struct stats *s, const char *key);
 void stats_delta(struct stats *d, const struct stats *after, const struct stats *before);
 void stats_top_reasons(const struct stats *d, char *buf, size_t cap);  /* "r1:n,r2:n,r3:n" or "-" */

@@ -67,29 +67,10 @@ static int control(const char *cmd)
 	return write_file(CONTROL_PATH, cmd);
 }
 
-/* "key value" lines of any tungro debugfs file (the engine's per-device stats, the control file). */
-static int kv_read(const char *path, struct stats *s)
-{
-	char buf[16384], *save = NULL;
-	int rc = read_file(path, buf, sizeof(buf));
-	if (rc)
-		return rc;
-	s->n = 0;
-	for (char *line = strtok_r(buf, "\n", &save); line && s->n < MAX_STATS; line = strtok_r(NULL, "\n", &save)) {
-		char key[40];
-		unsigned long long v;
-		if (sscanf(line, "%39s %llu", key, &v) != 2)
-			continue;   /* "attached eth0" */
-		snprintf(s->key[s->n], sizeof(s->key[0]), "%s", key);
-		s->val[s->n++] = v;
-	}
-	return 0;
-}
-
 static uint64_t kv_get(const char *path, const char *key)
 {
 	struct stats s;
-	return kv_read(path, &s) ? 0 : stats_get(&s, key);
+	return kv_read(path, &s, 0) ? 0 : stats_get(&s, key);
 }
 
 /* NETIF_F_GRO of eth0 as ethtool sees it: 1, 0, or -errno. */
@@ -239,7 +220,7 @@ static void *ab_main(void *arg)
 			goto out;
 		}
 		if (e)
-			kv_read(DEV_STATS_PATH, &s0);
+			kv_read(DEV_STATS_PATH, &s0, 0);
 		else
 			stats_read(&k0);
 		if ((rc = read_u64("/sys/class/net/" ENGINE_DEV "/statistics/rx_packets", &w0)) ||
@@ -265,7 +246,7 @@ static void *ab_main(void *arg)
 				a->ratio_min = q < a->ratio_min ? q : a->ratio_min;
 				a->ratio_max = q > a->ratio_max ? q : a->ratio_max;
 			}
-			if (kv_read(DEV_STATS_PATH, &s1) == 0) {
+			if (kv_read(DEV_STATS_PATH, &s1, 0) == 0) {
 				stats_delta(&dd, &s1, &s0);
 				a->psh[1] += stats_get(&dd, "flush_end");
 				if (!a->have_d) {
@@ -553,11 +534,11 @@ static void engine_e05(const struct scenario *sc, uint64_t bytes)
 	memset(&c, 0, sizeof(c));
 	c.mode = 1;
 	rc = control("attach " ENGINE_DEV);
-	kv_read(CONTROL_PATH, &k0);
+	kv_read(CONTROL_PATH, &k0, 0);
 	out("# E05: %s stream, %s attached with gro_flush_timeout %s ns, detached while a flow is held", sc->name,
 	    ENGINE_DEV, g_flush_timeout);
 	rc = rc ? rc : run_cycler(&c, sc, bytes, 7100, &r);
-	kv_read(CONTROL_PATH, &k1);
+	kv_read(CONTROL_PATH, &k1, 0);
 	write_file(FLUSH_TIMEOUT_PATH, "0");
 	check("E05_detach_held_bytes", rc == 0 && c.done, "%" PRIu64 " bytes sent, %" PRIu64 " received, checksum %s;"
 	      " detach took %" PRIu64 " us%s%s%s%s", r.sent, r.bytes, r.ok && r.csum_ok ? "ok" : "BAD", c.detach_us,

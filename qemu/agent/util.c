@@ -337,22 +337,30 @@ int kmsg_next(int fd, char *msg, size_t cap)
 	}
 }
 
-int stats_read(struct stats *s)
+int kv_read(const char *path, struct stats *s, int strict)
 {
 	char buf[16384], *save = NULL;
-	int rc = read_file(STATS_PATH, buf, sizeof(buf));
+	int rc = read_file(path, buf, sizeof(buf));
 	if (rc)
 		return rc;
 	s->n = 0;
 	for (char *line = strtok_r(buf, "\n", &save); line && s->n < MAX_STATS; line = strtok_r(NULL, "\n", &save)) {
 		char key[40];
 		unsigned long long v;
-		if (sscanf(line, "%39s %llu", key, &v) != 2)
-			return -EINVAL;
+		if (sscanf(line, "%39s %llu", key, &v) != 2) {
+			if (strict)
+				return -EINVAL;
+			continue;   /* "attached eth0" */
+		}
 		snprintf(s->key[s->n], sizeof(s->key[0]), "%s", key);
 		s->val[s->n++] = v;
 	}
 	return 0;
+}
+
+int stats_read(struct stats *s)
+{
+	return kv_read(STATS_PATH, s, 1);
 }
 
 uint64_t stats_get(const struct stats *s, const char *key)

@@ -22,7 +22,7 @@ rm -f "$console" "$results"
 
 # The agent gives up a little before QEMU is killed, so a hang still ends with its own failure line.
 margin=$(( timeout_s / 10 > 15 ? timeout_s / 10 : 15 ))
-cmdline="panic_on_warn=1 oops=panic panic=-1 tungro.deadline=$(( timeout_s - margin )) $extra"
+cmdline="panic_on_warn=1 oops=panic panic=-1 log_buf_len=8M tungro.deadline=$(( timeout_s - margin )) $extra"
 
 # Two NICs on one QEMU hub and nothing else: guest traffic never leaves QEMU.
 common=(-nodefaults -display none -no-reboot -accel tcg

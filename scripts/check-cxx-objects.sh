@@ -14,9 +14,10 @@ fail=0
 bad() { echo "check-cxx-objects: FAIL: $*" >&2; fail=1; }
 
 # Compiler-emitted helpers: mem* for struct copies, arch return/indirect thunks, profiling entry, libgcc integer
-# helpers the kernel provides, powerpc32's out-of-line register save/restore (crtsavres.o), KASAN's shadow checks
-# (debug kernels instrument the C++ objects too, from the same derived flags); and the core's own tgc_*.
-allow='^(memcpy|memset|memmove|memcmp|__x86_return_thunk|__x86_indirect_thunk_.*|__x86_indirect_call_thunk_.*|__fentry__|_mcount|__stack_chk_fail|__stack_chk_guard|__mulsi3|__udivsi3|__umodsi3|_restgpr_[0-9]+_x|_savegpr_[0-9]+|_restgpr0_[0-9]+|_savegpr0_[0-9]+|__asan_.*|tgc_.*)$'
+# helpers the kernel provides, powerpc32's out-of-line register save/restore (crtsavres.o), the sanitizer hooks of
+# the debug kernels (KASAN's shadow checks, UBSAN's handlers, KCSAN's __tsan_* accesses: the C++ objects are
+# instrumented like the C ones, from the same derived flags); and the core's own tgc_*.
+allow='^(memcpy|memset|memmove|memcmp|__x86_return_thunk|__x86_indirect_thunk_.*|__x86_indirect_call_thunk_.*|__fentry__|_mcount|__stack_chk_fail|__stack_chk_guard|__mulsi3|__udivsi3|__umodsi3|_restgpr_[0-9]+_x|_savegpr_[0-9]+|_restgpr0_[0-9]+|_savegpr0_[0-9]+|__asan_.*|__ubsan_handle_.*|__tsan_.*|__kcsan_.*|tgc_.*)$'
 
 objs=("$core"/src/*.o)
 [ -e "${objs[0]}" ] || { echo "check-cxx-objects: no C++ objects under $core/src (build first)" >&2; exit 1; }
@@ -32,9 +33,11 @@ for o in "${objs[@]}"; do
   undef=$("$nm" -u "$o" | awk '{print $2}' | grep -vE "$allow" || true)
   [ -z "$undef" ] || bad "$name needs symbols outside the allow-list: $(echo "$undef" | tr '\n' ' ')"
   secs=$("$objdump" -h "$o" | awk '{print $2}' | grep -E '^\.(init_array|ctors|eh_frame|fini_array|dtors|gcc_except_table)' || true)
-  # KASAN kernels (debug variant) register instrumented globals from a compiler-made constructor: that one is
-  # allowed; a C++ dynamic initializer (_GLOBAL__sub_I_*, __static_initialization_*) never is.
-  if [ -n "$secs" ] && "$nm" "$o" | grep -q ' U __asan_register_globals$' && ! echo "$secs" | grep -qvE '^\.(init_array|fini_array)$'; then
+  # KASAN and KCSAN kernels register instrumented globals or initialise their runtime from a compiler-made
+  # constructor: that one is allowed; a C++ dynamic initializer (_GLOBAL__sub_I_*, __static_initialization_*)
+  # never is (checked below by symbol).
+  if [ -n "$secs" ] && "$nm" "$o" | grep -qE ' U (__asan_register_globals|__tsan_init)$' &&
+     ! echo "$secs" | grep -qvE '^\.(init_array|fini_array)$'; then
     secs=""
   fi
   cxx_init=$("$nm" "$o" | grep -E '_GLOBAL__sub_I_|__static_initialization' || true)

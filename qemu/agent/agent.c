@@ -288,6 +288,8 @@ static void test(void)
 	engine_checks(bytes);
 	/* K01: FOU and GUE carrying IPIP and SIT, tungro against the kernel */
 	k01_fou_gue(opt_mib);
+	/* debug kernels: allocation failures injected into tungro's own allocations */
+	fault_injection_checks(opt_mib);
 	/* K07 last: a tungro whose exit does not wait leaves the stacker in the IPIP slot */
 	k07_stacked_hooks();
 }
@@ -334,6 +336,7 @@ int main(void)
 	else
 		test();
 	kmemleak_check();
+	kernel_reports_check();
 	out("# agent done in %" PRIu64 " ms", (now_us() - t0) / 1000);
 	finish();
 }

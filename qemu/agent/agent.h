@@ -47,6 +47,7 @@ int mod_unload_name(const char *name);  /* 0 or -errno, retries while the module
 
 /* kernel log records from /dev/kmsg, only those logged after kmsg_open() */
 int kmsg_open(void);                                /* fd or -errno */
+int kmsg_open_from_boot(void);                      /* the same, from the oldest record still in the buffer */
 int kmsg_next(int fd, char *msg, size_t cap);       /* 1: next record's text in msg; 0: none left */
 
 /* debugfs stats of tungro: "key value" lines */
@@ -63,8 +64,11 @@ uint64_t stats_get(const struct stats *s, const char *key);
 void stats_delta(struct stats *d, const struct stats *after, const struct stats *before);
 void stats_top_reasons(const struct stats *d, char *buf, size_t cap);  /* "r1:n,r2:n,r3:n" or "-" */
 
-/* ---- leaks.c ---- */
+/* ---- kreports.c ---- */
 void kmemleak_check(void);  /* debug kernels: scan and fail on any kmemleak report; no-op elsewhere */
+/* lockdep, RCU, atomic-sleep, KASAN, UBSAN, debugobjects reports anywhere in the log since boot fail the run;
+ * KCSAN reports only with a tungro frame (others are listed) */
+void kernel_reports_check(void);
 
 /* ---- kunit.c ---- */
 void kunit_mode(void);      /* tungro.mode=kunit: load tungro_kunit.ko, copy its KTAP block to the results port */
@@ -176,6 +180,10 @@ struct peer_tally {
 /* gro.c's ipv4 and ipv6 tests for one engine, one CONFORM line each; records failures */
 void peer_suite(const char *engine, const unsigned char mac_rx[6], const unsigned char mac_tx[6],
 		struct peer_tally *pt);
+
+/* ---- faults.c ---- */
+/* debug kernels: allocation failures injected into tungro's allocations during streams and attach cycles */
+void fault_injection_checks(unsigned mib);
 
 /* ---- engine.c ---- */
 void engine_checks(uint64_t bytes);   /* tungro's engine path on eth0 vs the kernel's GRO; records failures */

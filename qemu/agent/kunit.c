@@ -36,4 +36,5 @@ void kunit_mode(void)
 	rc = mod_unload_name("tungro_kunit");
 	check("kunit_rmmod", rc == 0, "delete_module tungro_kunit: %s", rc == 0 ? "ok" : strerror(-rc));
 	kmemleak_check();
+	kernel_reports_check();
 }

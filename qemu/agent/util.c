@@ -301,17 +301,27 @@ int mod_unload_name(const char *name)
 
 /* ---- kernel log ---- */
 
-int kmsg_open(void)
+static int kmsg_open_at(int whence)
 {
 	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (lseek(fd, 0, SEEK_END) < 0) {
+	if (lseek(fd, 0, whence) < 0) {
 		int e = errno;
 		close(fd);
 		return -e;
 	}
 	return fd;
+}
+
+int kmsg_open(void)
+{
+	return kmsg_open_at(SEEK_END);
+}
+
+int kmsg_open_from_boot(void)
+{
+	return kmsg_open_at(SEEK_SET);
 }
 
 int kmsg_next(int fd, char *msg, size_t cap)

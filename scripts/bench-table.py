@@ -11,17 +11,106 @@ import re
 import subprocess
 import sys
 
-# tungro's stages: (label, demangled-name pattern). Inclusive counts; the stages below do not call one another,
-# so they add up, and "engine" is what is left of the receive loop (table walk, stats, ops dispatch).
-STAGES = [
-    ("parse", r"\btgc_parse\b"),
-    ("hash", r"\btgc_flow_hash\b"),
-    ("compare", r"\btgc_same_flow\b"),
-    ("decide", r"\btgc_decide\b"),
-    ("append", r"rx_append\b"),
-    ("complete", r"bench_complete\("),
-]
-RUN = r"tungro_run\("
+# tungro's stages. The receive path is inlined into tgc_engine_receive (one loop, receive.hpp), so per-function
+# inclusive counts cannot split it: each instruction's source line (callgrind's line positions, inlined code
+# included) is mapped to the function of the core that line belongs to, and that function to a stage. Lines of the
+# byte-load helpers (be.hpp, headers.hpp) that the compiler kept apart count to the loop.
+STAGE_OF = {
+    "parse": "parse", "parse_ip": "parse", "set_extent": "parse", "is_ipv6_ext": "parse", "is_tunnel_proto": "parse",
+    "ipv4_hdr_sum": "parse",
+    "mix": "hash", "mix_l3": "hash", "tgc_flow_hash": "hash",
+    "is_flow_of": "lookup", "rx_find": "lookup", "same_flow": "lookup", "same_l3": "lookup",
+    "decide": "decide", "merge_flush": "decide", "l3_flush": "decide", "short_of_mss": "decide",
+    "rx_append": "append", "bench_append": "append",
+    "complete": "complete", "flush_bucket": "complete", "tgc_engine_flush": "complete", "bench_complete": "complete",
+    "tgc_finish": "complete", "tgc_complete": "complete", "tgc_fix_ipv4": "complete", "pseudo_sum": "complete",
+    "csum_add_bytes": "complete", "csum_fold": "complete",
+    "hold": "hold", "slot_for": "hold",
+    # the same stages before the loop was inlined (for a "before" table of an older core)
+    "tgc_parse": "parse", "tgc_same_flow": "lookup", "tgc_decide": "decide", "tgc_receive": "loop",
+    "load16": "loads", "load32": "loads", "ip_version": "loads", "words_equal": "loads", "store16": "loads",
+}
+# Helpers several stages call: counted to the stage of the function they run in.
+HELPERS = {"csum_add_bytes", "csum_fold", "pseudo_sum", "load16", "load32", "ip_version", "words_equal", "store16"}
+STAGES = ["parse", "hash", "lookup", "decide", "append", "hold", "complete", "loop"]
+DEF = re.compile(r"^(?:template <[^>]*> )?(?:__attribute__\(\([^)]*\)\) )?(?:static |extern \"C\" |inline |constexpr )*"
+                 r"[A-Za-z_][\w:<>*& ]*?\b([A-Za-z_]\w*)\(")
+_enclosing = {}
+DEBUG = False
+
+
+def enclosing(path, line):
+    """The function whose definition a source line belongs to (the last definition at column 0 above it)."""
+    if path not in _enclosing:
+        names, cur = [], None
+        try:
+            for text in open(path, errors="replace"):
+                m = DEF.match(text)
+                if m and not text.rstrip().endswith(";") and not text.startswith(("return", "if", "else")):
+                    cur = m.group(1)
+                names.append(cur)
+        except OSError:
+            pass
+        _enclosing[path] = names
+    names = _enclosing[path]
+    return names[line - 1] if 0 < line <= len(names) else None
+
+
+def stages(path):
+    """Instructions per stage of one callgrind dump (self costs by source line; call costs skipped)."""
+    names = {"fl": {}, "fi": {}, "fn": {}}
+    out = {}
+    fn = fl = cur = None
+    line = 0
+    skip = False
+    for raw in open(path, errors="replace"):
+        raw = raw.rstrip("\n")
+        m = re.match(r"^(fl|fi|fe|fn|cfi|cfl|cfn|cob|ob)=\((\d+)\)(?: (.*))?$", raw)
+        if m:
+            kind, ident, name = m.group(1), m.group(2), m.group(3)
+            table = {"fe": "fi", "cfi": "fl", "cfl": "fl", "cfn": "fn"}.get(kind, kind)
+            if table in names:
+                if name is not None:
+                    names[table][ident] = name
+                name = names[table].get(ident)
+            if kind == "fl":
+                fl = cur = name
+            elif kind in ("fi", "fe"):
+                cur = name
+            elif kind == "fn":
+                fn, cur = name, fl
+            continue
+        if raw.startswith("calls="):
+            skip = True
+            continue
+        m = re.match(r"^([+-]?\d+|\*) (\d+)$", raw)
+        if not m:
+            continue
+        pos = m.group(1)
+        line = line + int(pos) if pos[0] in "+-" else (line if pos == "*" else int(pos))
+        if skip:
+            skip = False
+            continue
+        cost = int(m.group(2))
+        base = re.sub(r"\(.*", "", (fn or "").replace("(anonymous namespace)::", "")).split("::")[-1]
+        src = enclosing(cur, line) if cur else None
+        if base == "tgc_engine_receive" or (base == "tungro_run" and src != "tungro_run"):
+            # The inlined receive path: the line's own function says the stage (a helper inlined there: the one
+            # stage that calls it in the loop, ipv4_hdr_sum's parse, else the loop).
+            stage = STAGE_OF.get(src, "loop")
+            if stage in ("loads", "complete") and src in HELPERS:
+                stage = "loop"
+        elif base == "tungro_run":
+            stage = "bench"
+        elif src in HELPERS or src is None:
+            # A helper in a function of its own: that function's stage.
+            stage = STAGE_OF.get(base) or STAGE_OF.get(src) or "other"
+        else:
+            stage = STAGE_OF.get(src) or STAGE_OF.get(base) or "other"
+        if stage == "other" and DEBUG:
+            print("other:", base, cur, line, src, cost)
+        out[stage] = out.get(stage, 0) + cost
+    return out
 
 
 def dumps(cgdir):
@@ -34,18 +123,6 @@ def dumps(cgdir):
         t = re.search(r"^(?:summary|totals): (\d+)$", open(path, errors="replace").read(), re.M)
         if m and t:
             out[(m.group(1), m.group(2))] = (int(t.group(1)), int(m.group(3)), path)
-    return out
-
-
-def inclusive(path):
-    """{function name: inclusive Ir} of one dump."""
-    res = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", path],
-                         capture_output=True, text=True, check=True).stdout
-    out = {}
-    for line in res.splitlines():
-        m = re.match(r"\s*([\d,]+) \([^)]*\)\s+\S*?:(.*) \[", line)
-        if m:
-            out[m.group(2)] = out.get(m.group(2), 0) + int(m.group(1).replace(",", ""))
     return out
 
 
@@ -86,21 +163,21 @@ def main():
                 ip_r = f"{tg_ip / ip:.2f}x" if ip and tg_ip else "-"
             print(f"{scen:<19}{eng:<11}{ns:>8.1f}{rate / 1e6:>8.1f}{fmt(ip, '.0f'):>10}{ns_r:>10}{ip_r:>12}")
     print()
-    print("tungro per stage, instructions per segment (callgrind inclusive counts of the core's functions):")
-    labels = [s[0] for s in STAGES] + ["engine", "total"]
+    print("tungro per stage, instructions per segment (callgrind, each source line to its function of the core: "
+          "parse, hash, lookup = flow table walk + same_flow, decide = the rules, append, hold = new flow, complete ="
+          " completion and flush incl. the bench's op and tgc_finish, loop = the receive"
+          " loop and engine bookkeeping):")
+    labels = STAGES + ["other", "total"]
     print(f"{'scenario':<19}" + "".join(f"{l:>9}" for l in labels))
     for scen in order:
         c = cg.get((scen, "tungro"))
         if not c:
             continue
-        inc = inclusive(c[2])
+        st = stages(c[2])
         segs = c[1]
-        vals = []
-        for _, pat in STAGES:
-            vals.append(sum(v for k, v in inc.items() if re.search(pat, k)))
-        run = sum(v for k, v in inc.items() if re.search(RUN, k))
-        rest = run - sum(vals)
-        print(f"{scen:<19}" + "".join(f"{v / segs:>9.1f}" for v in vals + [rest, run]))
+        other = sum(v for k, v in st.items() if k not in STAGES)
+        vals = [st.get(k, 0) for k in STAGES] + [other, sum(st.values())]
+        print(f"{scen:<19}" + "".join(f"{v / segs:>9.1f}" for v in vals))
 
 
 if __name__ == "__main__":

@@ -446,50 +446,50 @@ void BM_gro(benchmark::State &state, const Scenario *sc, Eng e)
 
 const Eng kEngines[] = {Eng::Tungro, Eng::DpdkBurst, Eng::DpdkHeavy};
 
-int check_all()
+// Every scenario with every engine that applies; @one(train, engine) says whether its outputs were right.
+// Returns the exit status: 1 when any was not.
+template <class F> int for_each_run(F one)
 {
 	int bad = 0;
 	for (const Scenario &sc : kScenarios) {
 		const Train t = make_train(sc);
-		for (Eng e : kEngines) {
-			if (!applies(sc, e))
-				continue;
-			Runner run(t, e);
-			run.once(false);
-			run.once(false); // a table that was used once and flushed must give the same packets
-			const bool ok = run.check();
-			std::printf("[bench-check] %-18s %-10s %4zu segments -> %3zu GRO packets: %s\n", sc.name, eng_name(e),
-				    t.frames.size(), t.expected.size(), ok ? "identical" : run.why.c_str());
-			bad += !ok;
-		}
+		for (Eng e : kEngines)
+			if (applies(sc, e))
+				bad += !one(t, e);
 	}
 	return bad ? 1 : 0;
+}
+
+int check_all()
+{
+	return for_each_run([](const Train &t, Eng e) {
+		Runner run(t, e);
+		run.once(false);
+		run.once(false); // a table that was used once and flushed must give the same packets
+		const bool ok = run.check();
+		std::printf("[bench-check] %-18s %-10s %4zu segments -> %3zu GRO packets: %s\n", t.sc->name, eng_name(e),
+			    t.frames.size(), t.expected.size(), ok ? "identical" : run.why.c_str());
+		return ok;
+	});
 }
 
 // One callgrind dump per scenario and engine, named "<scenario>/<engine>/<segments x reps>".
 int callgrind_all(unsigned reps)
 {
-	int bad = 0;
-	for (const Scenario &sc : kScenarios) {
-		const Train t = make_train(sc);
-		for (Eng e : kEngines) {
-			if (!applies(sc, e))
-				continue;
-			Runner run(t, e);
-			run.once(false); // warm: first-use costs (lazy binding, first touch) stay out of the counts
-			CALLGRIND_ZERO_STATS;
-			for (unsigned r = 0; r < reps; r++)
-				run.once(true);
-			char name[96];
-			std::snprintf(name, sizeof(name), "%s/%s/%zu", sc.name, eng_name(e), t.frames.size() * reps);
-			CALLGRIND_DUMP_STATS_AT(name);
-			if (!run.check()) {
-				std::fprintf(stderr, "%s: %s\n", name, run.why.c_str());
-				bad++;
-			}
-		}
-	}
-	return bad ? 1 : 0;
+	return for_each_run([reps](const Train &t, Eng e) {
+		Runner run(t, e);
+		run.once(false); // warm: first-use costs (lazy binding, first touch) stay out of the counts
+		CALLGRIND_ZERO_STATS;
+		for (unsigned r = 0; r < reps; r++)
+			run.once(true);
+		char name[96];
+		std::snprintf(name, sizeof(name), "%s/%s/%zu", t.sc->name, eng_name(e), t.frames.size() * reps);
+		CALLGRIND_DUMP_STATS_AT(name);
+		const bool ok = run.check();
+		if (!ok)
+			std::fprintf(stderr, "%s: %s\n", name, run.why.c_str());
+		return ok;
+	});
 }
 
 } // namespace

@@ -138,6 +138,8 @@ int rx_append(void *ctx, void *held, const tgc_rx_result *r)
 {
 	Rx *rx = static_cast<Rx *>(ctx);
 	Flow *f = static_cast<Flow *>(held);
+	if (!f) // tgc_decide merges only into a held packet; a guard for the analyzer, never taken
+		return -1;
 	tgc_merge m;
 	m.pkt = &r->pkt;
 	m.held_len = f->total_len;
@@ -158,12 +160,15 @@ int rx_append(void *ctx, void *held, const tgc_rx_result *r)
 }
 
 // The engine's side of the receive loop: its table, inlined into the loop (receive.hpp).
-struct EngineOps {
-	Rx *rx;
+class EngineOps {
+public:
+	explicit EngineOps(Rx *rx) : rx_(rx) {}
+	static u32 prepare(const tgc_pkt * /*pkt*/) { return 0; }
+	void *find(const tgc_pkt *pkt, const u8 *hdr, tgc_held *held) const { return rx_find(rx_, pkt, hdr, held); }
+	int append(void *held, const tgc_rx_result *r) const { return rx_append(rx_, held, r); }
 
-	static u32 prepare(const tgc_pkt *) { return 0; }
-	void *find(const tgc_pkt *pkt, const u8 *hdr, tgc_held *held) const { return rx_find(rx, pkt, hdr, held); }
-	int append(void *held, const tgc_rx_result *r) const { return rx_append(rx, held, r); }
+private:
+	Rx *rx_;
 };
 
 // A free slot of the bucket, after completing its oldest flow when there is none.
@@ -272,7 +277,7 @@ extern "C" void tgc_engine_receive(tgc_engine *e, const tgc_seg *seg, void *cook
 
 	Rx rx{e, seg, cookie, in, 0, 0};
 	tgc_rx_result r;
-	EngineOps ops{&rx};
+	EngineOps ops(&rx);
 	receive(seg, in, ops, &r);
 	e->st.segs++;
 	e->st.reasons[r.v.reason < TGC_R_COUNT ? r.v.reason : 0]++;

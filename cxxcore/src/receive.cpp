@@ -9,22 +9,28 @@ using namespace tungro;
 namespace {
 
 // tgc_rx_ops as receive()'s Ops: absent callbacks prepare nothing, find nothing, append everything.
-struct FnOps {
-	const tgc_rx_ops *ops;
-	void *ctx;
-
-	u32 prepare(const tgc_pkt *pkt) const { return ops && ops->prepare ? ops->prepare(ctx, pkt) : 0; }
+class FnOps {
+public:
+	FnOps(const tgc_rx_ops *ops, void *ctx) : ops_(ops), ctx_(ctx) {}
+	u32 prepare(const tgc_pkt *pkt) const { return ops_ && ops_->prepare ? ops_->prepare(ctx_, pkt) : 0; }
 	void *find(const tgc_pkt *pkt, const u8 *hdr, tgc_held *held) const
 	{
-		return ops && ops->find ? ops->find(ctx, pkt, hdr, held) : nullptr;
+		return ops_ && ops_->find ? ops_->find(ctx_, pkt, hdr, held) : nullptr;
 	}
-	int append(void *held, const tgc_rx_result *r) const { return ops && ops->append ? ops->append(ctx, held, r) : 0; }
+	int append(void *held, const tgc_rx_result *r) const
+	{
+		return ops_ && ops_->append ? ops_->append(ctx_, held, r) : 0;
+	}
+
+private:
+	const tgc_rx_ops *ops_;
+	void *ctx_;
 };
 
 } // namespace
 
 extern "C" void tgc_receive(const tgc_seg *seg, const tgc_rx_ops *ops, void *ctx, tgc_rx_result *r)
 {
-	FnOps fn{ops, ctx};
+	FnOps fn(ops, ctx);
 	receive(seg, seg->in, fn, r);
 }

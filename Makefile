@@ -11,7 +11,7 @@
 #   make test-debug       KUnit + guest checks on a KASAN/kmemleak x86_64 kernel (KUnit part in make test)
 #   make test-full        make test + the KASAN guest checks + 5 minutes of fuzzing (by hand)
 #   make kunit            only the KUnit suites in QEMU for ARCH (parsed with the kernel's kunit.py parse)
-#   make bench            per-segment cost of the core vs DPDK librte_gro (Google Benchmark)
+#   make bench            per-segment cost of the core vs DPDK librte_gro (Google Benchmark, callgrind)
 #   make cross-check      tungro.ko for 9 arches against modules_prepare'd trees, and the layout negative proof
 #   make kernel           only build (or reuse) the cached test kernel for ARCH
 #   make clean
@@ -107,7 +107,8 @@ cross-check: setup
 	@$(TOP)/scripts/cross-check.sh
 	@$(TOP)/scripts/cross-check.sh --selftest
 
-# Google Benchmark: the core vs DPDK librte_gro on the same trains (not part of make test: timings are noisy).
+# The core's engine vs DPDK librte_gro on the same trains: wall clock (Google Benchmark), callgrind instructions,
+# per-stage cost, one table. Timings are noisy, so make test runs only its output check (in host-test).
 bench: setup
 	@$(TOP)/scripts/bench.sh
 

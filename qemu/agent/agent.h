@@ -234,9 +234,9 @@ void peer_suite(const char *engine, const unsigned char mac_rx[6], const unsigne
 		struct peer_tally *pt);
 
 /* ---- engine.c ---- */
-void engine_checks(uint64_t bytes);
+void engine_checks(uint64_t bytes);   /* tungro's engine path on eth0 vs the kernel's GRO; records failures */
 /* GRO packets the receiver's stack got so far for sc: its tunnel device's rx_packets, or TCP's InSegs */
-int gro_count(const struct scenario *sc, uint64_t *v);   /* tungro's engine path on eth0 vs the kernel's GRO; records failures */
+int gro_count(const struct scenario *sc, uint64_t *v);
 
 /* ---- demo.c ---- */
 /* The three engines side by side on the demo's scenarios (README, "The demo"): mib per engine per stream

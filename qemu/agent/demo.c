@@ -396,10 +396,12 @@ static void demo_report(void)
 			}
 			uint64_t np = stats_get(&w->tg, "polls"), nl = stats_get(&w->tg, "lists");
 			if (e == ENG_ENGINE && w->have_tg) {
-				snprintf(lists, sizeof(lists), "%.2f", nl ? (double)stats_get(&w->tg, "list_pkts") / nl : 0);
+				snprintf(lists, sizeof(lists), "%.2f",
+					 nl ? (double)stats_get(&w->tg, "list_pkts") / (double)nl : 0);
 				snprintf(ev, sizeof(ev), "%" PRIu64, stats_get(&w->tg, "evicted"));
 				snprintf(polls, sizeof(polls), "%" PRIu64 " (%.1f, %" PRIu64 ")", np,
-					 np ? (double)stats_get(&w->tg, "seen") / np : 0, stats_get(&w->tg, "polls_full_budget"));
+					 np ? (double)stats_get(&w->tg, "seen") / (double)np : 0,
+					 stats_get(&w->tg, "polls_full_budget"));
 				snprintf(nh, sizeof(nh), "%" PRIu64 "/%" PRIu64 "/%" PRIu64, stats_get(&w->tg, "not_handled_gre"),
 					 stats_get(&w->tg, "not_handled_udp"), stats_get(&w->tg, "not_handled_other"));
 			}

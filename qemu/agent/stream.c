@@ -362,7 +362,8 @@ int run_stream(const struct scenario *sc, const char *engine, uint64_t bytes, ui
 	pfd = opts && opts->no_tap ? -1 : gro_counter_open(sc, r->err, sizeof(r->err));
 	if (pfd < 0 && !(opts && opts->no_tap))
 		goto out;
-	if ((pfd >= 0 && (rc = gro_counter_read(pfd, &gro))) || (rc = dev_rx("eth0", &wire0)) || (rc = dev_rx(sc->tundev, &tun0))) {
+	if ((pfd >= 0 && (rc = gro_counter_read(pfd, &gro))) || (rc = dev_rx("eth0", &wire0)) ||
+	    (rc = dev_rx(sc->tundev, &tun0))) {
 		snprintf(r->err, sizeof(r->err), "receiver: counters before the stream: %s", strerror(-rc));
 		goto out;
 	}
@@ -425,7 +426,8 @@ int run_stream(const struct scenario *sc, const char *engine, uint64_t bytes, ui
 		r->usecs = 1;
 
 	/* every data packet went through GRO and the tap before TCP saw it: the counters are final */
-	if ((pfd >= 0 && (rc = gro_counter_read(pfd, &gro))) || (rc = dev_rx("eth0", &wire1)) || (rc = dev_rx(sc->tundev, &tun1))) {
+	if ((pfd >= 0 && (rc = gro_counter_read(pfd, &gro))) || (rc = dev_rx("eth0", &wire1)) ||
+	    (rc = dev_rx(sc->tundev, &tun1))) {
 		snprintf(r->err, sizeof(r->err), "receiver: counters after the stream: %s", strerror(-rc));
 		goto out;
 	}

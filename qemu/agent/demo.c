@@ -33,13 +33,17 @@
 #define TRAIN_MAX (16 * 16)
 #define FLUSH_TIMEOUT_NS "20000000"
 
-enum { SC_PLAIN, SC_IPIP, SC_SIT, SC_CONNS, SC_TRAINS16, SC_PSH, SC_FLOWS64, N_SC };
+enum { SC_PLAIN, SC_IPIP, SC_SIT, SC_CONNS, SC_TRAINS16, SC_PSH, SC_FLOWS64, SC_FOU, N_SC };
 static const char *const sc_name[N_SC] = { "plain", "ipip", "sit", "ipip-200conns", "ipip-16x16train",
-					    "ipip-psh", "ipip-64flows" };
+					    "ipip-psh", "ipip-64flows", "ipip-fou" };
+/* Rows where an engine does not run, and why. */
+static const char *const note_plain = "= kernel: plain TCP never reaches tungro's offload callbacks (IPIP/SIT only)";
+static const char *const note_fou = "= kernel: tungro's IPIP callback hands FOU segments back to the kernel's (K01)";
 
 /* One engine on one scenario. */
 struct row {
-	int ran, same_as_kernel, bytes_ok, retries;
+	int ran, bytes_ok, retries;
+	const char *same_as_kernel;       /* this engine is the kernel's GRO here: why */
 	double spg;                       /* segments per GRO packet, pooled */
 	double ratio, ratio_half, p;      /* to the kernel's: mean of per-round ratios, 95% CI half-width, Wilcoxon */
 	double cpu, cpu_half;             /* softirq ns per wire segment; cpu < 0: not measured */
@@ -381,8 +385,7 @@ static void demo_report(void)
 			char ratio[32] = "-", p[16] = "-", lists[16] = "-", ev[16] = "-", polls[32] = "-", nh[24] = "-",
 			     cpu[40];
 			if (w->same_as_kernel) {
-				out("%-16s %-8s = kernel: plain TCP never reaches tungro's offload callbacks (IPIP/SIT only)",
-				    sc_name[s], g_eng_name[e]);
+				out("%-16s %-8s %s", sc_name[s], g_eng_name[e], w->same_as_kernel);
 				continue;
 			}
 			if (!w->ran) {
@@ -436,6 +439,13 @@ static void demo_verdict(void)
 			if (!w->ran || w->same_as_kernel)
 				continue;
 			snprintf(name, sizeof(name), "demo_%s_%s", sc_name[s], g_eng_name[e]);
+			if (s == SC_FOU) {   /* the documented exception: reported, never a gate */
+				out("# %s: engine %.2f vs kernel %.2f segs/GRO packet (ratio %.3f, p = %.2g): an attached device"
+				    " gets no GRO for UDP encapsulations; the engine counted %" PRIu64 " frames not handled (udp)",
+				    sc_name[s], w->spg, g_rows[s][ENG_KERNEL].spg, w->ratio, w->p,
+				    stats_get(&w->tg, "not_handled_udp"));
+				continue;
+			}
 			check(name, w->p >= P_FAIL, "%s %.2f vs kernel %.2f segs/GRO packet, ratio %.3f [%.3f,%.3f], "
 			      "one-sided Wilcoxon p = %.2g over %d rounds (fails only below %.2f); retries %d", g_eng_name[e],
 			      w->spg, g_rows[s][ENG_KERNEL].spg, w->ratio, w->ratio - w->ratio_half,
@@ -460,7 +470,7 @@ void demo(unsigned mib, int irqtime)
 	cpu_measure_check(irqtime);
 	uint64_t t0 = now_us();
 	demo_interleaved(SC_PLAIN, scenario_by_name("plain"), 1, 2, window);
-	g_rows[SC_PLAIN][ENG_OFFLOADS].same_as_kernel = 1;
+	g_rows[SC_PLAIN][ENG_OFFLOADS].same_as_kernel = note_plain;
 	demo_interleaved(SC_IPIP, scenario_by_name("ipip"), 1, N_ENG, window);
 	demo_interleaved(SC_SIT, scenario_by_name("sit"), 1, N_ENG, window);
 	demo_interleaved(SC_CONNS, scenario_by_name("ipip"), CONNS, N_ENG, window);
@@ -480,6 +490,10 @@ void demo(unsigned mib, int irqtime)
 	eng_enter(ENG_KERNEL);
 	write_file("/sys/class/net/eth0/gro_flush_timeout", "0");
 	write_file("/sys/class/net/eth0/napi_defer_hard_irqs", "0");
+	/* the one accepted exception: other encapsulations (here IPIP in FOU) go up unmerged on an attached device,
+	 * counted by kind; a short stream, kernel GRO and engine interleaved, reported and not gated */
+	demo_interleaved(SC_FOU, scenario_by_name("ipip-fou"), 1, 2, window / 8);
+	g_rows[SC_FOU][ENG_OFFLOADS].same_as_kernel = note_fou;
 	out("# streams %.1f s, trains %.1f s", (double)(t1 - t0) / 1e6, (double)(now_us() - t1) / 1e6);
 
 	for (int s = 0; s < N_SC; s++)

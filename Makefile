@@ -4,7 +4,7 @@
 #                         build checks; never installs packages or builds a kernel
 #   make install          modules_install + depmod for that kernel
 #   make module-test      tungro.ko (and tungro_kunit.ko) for the cached test kernel of ARCH, building it if needed
-#   make demo             x86_64 QEMU demo: kernel GRO vs tungro on plain TCP, IPIP and SIT streams
+#   make demo             x86_64 QEMU demo: kernel GRO, tungro offloads and engine on streams, 200 connections, trains
 #   make test             host unit tests (ASan/UBSan), lint, module + build checks, QEMU x86_64 guest checks
 #   make host-test        only the host unit tests of the C++ core
 #   make lint             checkpatch --strict, pr_fmt, sparse (make C=2) on the kernel C; clang-tidy on the core
@@ -17,7 +17,7 @@
 #   make clean
 #
 # Variables: ARCH=x86_64 (tungro arch name; the kernel's is derived), KDIR=<prepared 6.12 tree>, CROSS_COMPILE=,
-# TUNGRO_CACHE=<cache dir> (default ${XDG_CACHE_HOME:-$HOME/.cache}/tungro), DEMO_MIB=32, TEST_MIB=4,
+# TUNGRO_CACHE=<cache dir> (default ${XDG_CACHE_HOME:-$HOME/.cache}/tungro), DEMO_MIB=64 (m68k 32), TEST_MIB=4,
 # KERNEL=debian (module, demo, guest-test, guest-demo on Debian's own 6.12 amd64 kernel; default: test kernel).
 
 SHELL := /bin/bash
@@ -33,7 +33,12 @@ endif
 export ARCH
 
 TOP := $(CURDIR)
+# demo: MiB per engine per stream scenario (16 windows each); m68k's TCG is slower
+ifeq ($(ARCH),m68k)
 DEMO_MIB ?= 32
+else
+DEMO_MIB ?= 64
+endif
 TEST_MIB ?= 4
 NPROC := $(shell nproc)
 

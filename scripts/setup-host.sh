@@ -24,6 +24,8 @@ PKGS=(
   sparse clang-tidy-14
   # make bench: DPDK's librte_gro as the reference, callgrind for instructions per segment
   libdpdk-dev valgrind
+  # make demo: the chart of the demo's table (PNG, no X)
+  gnuplot-nox
 )
 
 missing=()

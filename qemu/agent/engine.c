@@ -136,7 +136,7 @@ static void engine_control_checks(void)
 
 /* GRO packets the receiver's stack got so far: the tunnel device's rx_packets (one per outer GRO packet, counted
  * before gro_cells), or TCP's InSegs for plain TCP (no second GRO on that path). */
-static int gro_count(const struct scenario *sc, uint64_t *v)
+int gro_count(const struct scenario *sc, uint64_t *v)
 {
 	char path[128], buf[4096];
 	if (sc->tundev) {

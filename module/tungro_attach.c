@@ -127,9 +127,7 @@ static rx_handler_result_t tungro_rx_handler(struct sk_buff **pskb)
 	if (READ_ONCE(td->closing) && !atomic_read(&td->inflight))
 		return RX_HANDLER_PASS;
 	q = &td->rxq[skb_rx_queue_recorded(skb) ? skb_get_rx_queue(skb) % td->nq : 0];
-	atomic_inc(&td->inflight);
-	skb_queue_tail(&q->input, skb);
-	napi_schedule(&q->napi);
+	tungro_rxq_enqueue(q, skb);
 	return RX_HANDLER_CONSUMED;
 }
 

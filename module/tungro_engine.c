@@ -319,6 +319,31 @@ static int tungro_rxq_poll(struct napi_struct *napi, int budget)
 	return work;
 }
 
+/**
+ * tungro_rxq_enqueue() - hand one frame of the attached device to a queue's NAPI instance
+ * @q: the receive queue the frame arrived on
+ * @skb: the frame (owned by tungro from here on: counted in td->inflight until it goes up)
+ *
+ * Any CPU, softirq context (the rx_handler). The NAPI is scheduled only by the frame that finds
+ * the input queue empty: a poll either empties the queue under its lock or uses its whole budget
+ * and stays scheduled, so a non-empty queue always has a poll coming. Scheduling for every frame
+ * would set NAPI_STATE_MISSED while the NAPI waits to run, and the extra poll without work that
+ * follows flushes everything gro_flush_timeout means to keep.
+ */
+void tungro_rxq_enqueue(struct tungro_rxq *q, struct sk_buff *skb)
+{
+	unsigned long flags;
+	bool first;
+
+	atomic_inc(&q->td->inflight);
+	spin_lock_irqsave(&q->input.lock, flags);
+	first = skb_queue_empty(&q->input);
+	__skb_queue_tail(&q->input, skb);
+	spin_unlock_irqrestore(&q->input.lock, flags);
+	if (first)
+		napi_schedule(&q->napi);
+}
+
 static enum hrtimer_restart tungro_rxq_timer(struct hrtimer *t)
 {
 	struct tungro_rxq *q = container_of(t, struct tungro_rxq, timer);

@@ -197,6 +197,51 @@ static void tungro_engine_e05_stop_delivers_held(struct kunit *test)
 }
 
 /*
+ * napi_defer_hard_irqs as 6.12's napi_complete_done() honours it: with gro_flush_timeout set (1 s)
+ * the poll with work keeps the flow held; a poll without work (the timer's) then keeps it too while
+ * a deferral is left (count 2: set by the poll with work, one spent by it, one by the first poll
+ * without work), and flushes it at the next. Without deferrals the first poll without work flushes.
+ * Kept means arrived in the current jiffy: tries again (up to 10 times) when a jiffy passed.
+ */
+static void tungro_engine_defer_hard_irqs(struct kunit *test)
+{
+	static const u32 expect[2][2] = { { 0, 0 }, { 1, 0 } };	/* held_now after polls 1, 2 */
+	struct tgk_seg first, *s = tgk_segs(test, 6);
+	struct tgk_result *res = result(test);
+	struct tgk_opts o = {};
+	unsigned int defer, tries;
+
+	tgk_default(&first, TGK_IPIP);
+	tgk_train(s, 6, &first, 0);
+	for (defer = 0; defer < 2; defer++) {
+		struct tgk_engine_run run;
+
+		for (tries = 0; tries < 10; tries++) {
+			run = tgk_table;
+			run.flush_timeout = NSEC_PER_SEC;
+			run.defer_hard_irqs = defer ? 2 : 0;
+			run.extra_polls = 2;
+			run.stop_held = true;
+			tgk_run_engine(test, s, 6, &o, res, &run);
+			TGK_EXPECT(test, res, 6);
+			if (run.one_jiffy)
+				break;
+		}
+		if (!run.one_jiffy)
+			kunit_skip(test, "a jiffy passed during each of %u tries", tries);
+		KUNIT_EXPECT_EQ(test, run.st.held_now, 1u);
+		KUNIT_EXPECT_EQ_MSG(test, run.held_after[0], expect[defer][0],
+				    "napi_defer_hard_irqs %u: held after the first poll without work",
+				    run.defer_hard_irqs);
+		KUNIT_EXPECT_EQ_MSG(test, run.held_after[1], expect[defer][1],
+				    "napi_defer_hard_irqs %u: held after the second poll without work",
+				    run.defer_hard_irqs);
+		kunit_info(test, "napi_defer_hard_irqs %u: %u tries for one jiffy\n",
+			   run.defer_hard_irqs, tries + 1);
+	}
+}
+
+/*
  * Issue 8's crafted trains: 16 IPIP flows interleaved segment by segment, 16 segments each, polls
  * of 64, so each poll holds 4 segments of every flow. tungro's table holds all 16 flows: 64 packets
  * of 4 (4.0 segments per GRO packet). The kernel's one bucket of 8 fed hash 0 evicts on every
@@ -235,6 +280,7 @@ static struct kunit_case tungro_engine_cases[] = {
 	KUNIT_CASE(tungro_engine_e03_non_coalescable_in_lists),
 	KUNIT_CASE(tungro_engine_e04_budget_exhausted_mid_train),
 	KUNIT_CASE(tungro_engine_e05_stop_delivers_held),
+	KUNIT_CASE(tungro_engine_defer_hard_irqs),
 	KUNIT_CASE(tungro_engine_crafted_16_flow_trains),
 	{}
 };

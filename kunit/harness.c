@@ -541,11 +541,14 @@ void tgk_run_engine(struct kunit *test, const struct tgk_seg *segs, unsigned int
 	struct sk_buff_head in;
 	struct tungro_dev *td;
 	struct tungro_rxq *q;
+	struct tgc_engine_stats st;
+	unsigned long first_jiffy;
 	struct sk_buff *skb;
 	unsigned int i;
 	int err;
 
 	tgk_prepare(test, segs, n, opts, res);
+	KUNIT_ASSERT_LE(test, run->extra_polls, (unsigned int)ARRAY_SIZE(run->held_after));
 	td = kunit_kzalloc(test, struct_size(td, rxq, 1), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, td);
 	td->dev = tgk->dev;
@@ -559,11 +562,13 @@ void tgk_run_engine(struct kunit *test, const struct tgk_seg *segs, unsigned int
 		free_netdev(td->napi_dev);
 	KUNIT_ASSERT_EQ(test, err, 0);
 	WRITE_ONCE(tgk->dev->gro_flush_timeout, run->flush_timeout);
+	WRITE_ONCE(tgk->dev->napi_defer_hard_irqs, run->defer_hard_irqs);
 
 	__skb_queue_head_init(&in);
 	for (i = 0; i < n; i++)
 		__skb_queue_tail(&in, tgk_input(test, &segs[i], opts));
 	/* All queued before this CPU's softirq runs the NAPI: polls of min(64, what is left). */
+	first_jiffy = jiffies;
 	local_bh_disable();
 	while ((skb = __skb_dequeue(&in)))
 		tungro_rxq_enqueue(q, skb);
@@ -573,6 +578,15 @@ void tgk_run_engine(struct kunit *test, const struct tgk_seg *segs, unsigned int
 			      skb_queue_len(&q->input), atomic_read(&td->inflight));
 
 	tgc_engine_get_stats(q->engine, &run->st);
+	for (i = 0; i < run->extra_polls; i++) {
+		local_bh_disable();
+		napi_schedule(&q->napi);
+		local_bh_enable();
+		KUNIT_EXPECT_TRUE(test, tgk_engine_idle(q, false));
+		tgc_engine_get_stats(q->engine, &st);
+		run->held_after[i] = st.held_now;
+	}
+	run->one_jiffy = !time_after(jiffies, first_jiffy);
 	run->held_at_stop = 0;
 	run->queued_at_stop = 0;
 	tungro_rxq_stop(q, run->stop_direct, &run->held_at_stop, &run->queued_at_stop);
@@ -586,6 +600,7 @@ void tgk_run_engine(struct kunit *test, const struct tgk_seg *segs, unsigned int
 	tungro_rxq_free(q);
 	free_netdev(td->napi_dev);
 	WRITE_ONCE(tgk->dev->gro_flush_timeout, 0);
+	WRITE_ONCE(tgk->dev->napi_defer_hard_irqs, 0);
 	tgk_collect(test, segs, n, res);
 }
 

@@ -169,10 +169,15 @@ struct tgk_engine_run {
 	u32 buckets, flows;
 	bool kernel_hash;		/* bucket by skb->hash (0 here), as 6.12's GRO */
 	unsigned long flush_timeout;	/* the device's gro_flush_timeout, ns */
+	u32 defer_hard_irqs;		/* the device's napi_defer_hard_irqs */
+	/* polls without work after the idle, before the stop, as the hrtimer's (at most 4) */
+	unsigned int extra_polls;
 	bool stop_held;			/* stop the queue with what the engine still holds (E05) */
 	bool stop_direct;		/* ... as NETDEV_UNREGISTER does (netif_receive_skb_core) */
 	/* out: the engine's counters before the stop, what the stop found, the queue's counters */
 	struct tgc_engine_stats st;
+	u32 held_after[4];		/* held_now after each extra poll */
+	bool one_jiffy;			/* the arrivals and the extra polls all in one jiffy */
 	u64 held_at_stop, queued_at_stop;
 	u64 polls, polls_full, timer_armed, lists, list_pkts;
 };

@@ -3,7 +3,7 @@
  * rps_cpus: tungro's deliveries then re-enter its rx_handler on the RPS CPU). Each run is byte-exact, and its TCP
  * counters (the sender's retransmissions, the receiver's out-of-order and duplicate segments: a reorder shows there)
  * are reported against a kernel-GRO run of the same length under the same moves (tcpstat.c, README). With one
- * CPU (m68k) nothing moves: RPS off and on are still run and compared. */
+ * CPU (m68k) nothing moves; without CONFIG_RPS (m68k) only the RPS-off pair runs. */
 #include "agent.h"
 
 #include <errno.h>
@@ -104,8 +104,10 @@ void engine_irq_rps(uint64_t bytes)
 
 	memset(&m, 0, sizeof(m));
 	m.nirq = ncpu > 1 ? dev_irqs(m.irqs, 8) : 0;
-	out("# engine under interrupt moves: CPUs online %.*s (%d), %s", (int)strcspn(online, "\n"), online, ncpu,
-	    m.nirq ? "eth0's interrupt moved between CPU 0 and 1 every 5 ms" : "one CPU: nothing to move");
+	int have_rps = access(RPS_PATH, W_OK) == 0;
+	out("# engine under interrupt moves: CPUs online %.*s (%d), %s; RPS %s", (int)strcspn(online, "\n"), online,
+	    ncpu, m.nirq ? "eth0's interrupt moved between CPU 0 and 1 every 5 ms" : "one CPU: nothing to move",
+	    have_rps ? "off, then on" : "not built (no CONFIG_RPS): off only");
 	/* x86_64 streams run at 8 to 16 MiB/s under TCG (far less on a loaded host): twice the streams' size gives
 	 * 100 moves or more per run */
 	if (ncpu > 1)
@@ -115,13 +117,13 @@ void engine_irq_rps(uint64_t bytes)
 		check("engine_irq_insmod", 0, "insmod: %s", strerror(-rc));
 		return;
 	}
-	for (int rps = 0; rps < 2; rps++) {
+	for (int rps = 0; rps <= have_rps; rps++) {
 		const char *mask = rps ? (ncpu > 1 ? "3" : "1") : "0";
 		struct tcp_delta dk, de;
 		struct run_result rk, re;
 		uint64_t merged = 0, unused;
 		char name[64];
-		if ((rc = write_file(RPS_PATH, mask))) {
+		if (have_rps && (rc = write_file(RPS_PATH, mask))) {
 			check(rps ? "engine_irq_rps_on" : "engine_irq_rps_off", 0, "write %s to %s: %s", mask, RPS_PATH,
 			      strerror(-rc));
 			continue;
@@ -140,7 +142,8 @@ void engine_irq_rps(uint64_t bytes)
 		if (rck == 0 && rce == 0)
 			tcp_report(name, &de, &dk);
 	}
-	write_file(RPS_PATH, "0");
+	if (have_rps)
+		write_file(RPS_PATH, "0");
 	if (!loaded)
 		mod_unload();
 }

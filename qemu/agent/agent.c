@@ -201,6 +201,10 @@ static void test(void)
 
 	/* the engine path: eth0 attached to tungro's NAPI engine */
 	engine_checks(bytes);
+	/* the engine while eth0's interrupt moves between CPUs, RPS off and on, against the kernel's GRO */
+	engine_irq_rps(bytes);
+	/* eth0's driver unbound under a stream with the engine attached, then bound again */
+	engine_unbind(bytes);
 	/* K01: FOU and GUE carrying IPIP and SIT, tungro against the kernel */
 	k01_fou_gue(opt_mib);
 	/* K07 last: a tungro whose exit does not wait leaves the stacker in the IPIP slot */

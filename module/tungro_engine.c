@@ -261,11 +261,34 @@ pass:
 }
 
 /*
+ * The gro_flush_timeout a completing poll keeps packets for, as 6.12's napi_complete_done()
+ * computes it for the device's NAPI: the device's timeout after a poll with work, and also after
+ * one without while napi_defer_hard_irqs deferrals are left (the count is set again by every poll
+ * with work and spent one per completing poll). 0: flush everything.
+ */
+static unsigned long tungro_rxq_keep_timeout(struct tungro_rxq *q, int work)
+{
+	const struct net_device *dev = q->td->dev;
+	unsigned long timeout = 0;
+
+	if (work) {
+		timeout = READ_ONCE(dev->gro_flush_timeout);
+		q->defer_count = READ_ONCE(dev->napi_defer_hard_irqs);
+	}
+	if (q->defer_count) {
+		q->defer_count--;
+		timeout = READ_ONCE(dev->gro_flush_timeout);
+	}
+	return timeout;
+}
+
+/*
  * The NAPI poll: up to @budget queued skbs through the engine, then the flush of 6.12's NAPI. A
- * poll that completes flushes everything (with the device's gro_flush_timeout set: what is older
- * than a jiffy, and a timer polls again for the rest). A poll that used its whole budget stays
- * scheduled and flushes what is older than a jiffy when HZ >= 1000, everything otherwise.
- * Everything goes up before the poll returns: nothing waits in napi->rx_list for __napi_poll.
+ * poll that completes flushes everything (with the device's gro_flush_timeout set and work done,
+ * or deferrals of napi_defer_hard_irqs left: what is older than a jiffy, and a timer polls again
+ * for the rest). A poll that used its whole budget stays scheduled and flushes what is older than
+ * a jiffy when HZ >= 1000, everything otherwise. Everything goes up before the poll returns:
+ * nothing waits in napi->rx_list for __napi_poll.
  */
 static int tungro_rxq_poll(struct napi_struct *napi, int budget)
 {
@@ -276,6 +299,7 @@ static int tungro_rxq_poll(struct napi_struct *napi, int budget)
 	struct sk_buff *skb;
 	int work = 0;
 
+	WRITE_ONCE(q->poll_cpu, smp_processor_id());
 	__skb_queue_head_init(&batch);
 	spin_lock_irqsave(&q->input.lock, flags);
 	while (work < budget && (skb = __skb_dequeue(&q->input))) {
@@ -300,13 +324,13 @@ static int tungro_rxq_poll(struct napi_struct *napi, int budget)
 		return budget;
 	}
 
-	timeout = closing ? 0 : READ_ONCE(q->td->dev->gro_flush_timeout);
-	if (timeout && work)
+	timeout = closing ? 0 : tungro_rxq_keep_timeout(q, work);
+	if (timeout)
 		tgc_engine_flush_before(q->engine, (u32)now);
 	else
 		tgc_engine_flush(q->engine);
 	tungro_rxq_deliver(q);
-	if (napi_complete_done(napi, work) && timeout && work && q->td->closing == closing) {
+	if (napi_complete_done(napi, work) && timeout && q->td->closing == closing) {
 		struct tgc_engine_stats st;
 
 		tgc_engine_get_stats(q->engine, &st);
@@ -317,6 +341,59 @@ static int tungro_rxq_poll(struct napi_struct *napi, int budget)
 	}
 	tungro_rxq_publish(q);
 	return work;
+}
+
+/**
+ * tungro_rxq_enqueue() - hand one frame of the attached device to a queue's NAPI instance
+ * @q: the receive queue the frame arrived on
+ * @skb: the frame (owned by tungro from here on: counted in td->inflight until it goes up)
+ *
+ * Any CPU, softirq context (the rx_handler). The NAPI is scheduled only by the frame that finds
+ * the input queue empty: a poll either empties the queue under its lock or uses its whole budget
+ * and stays scheduled, so a non-empty queue always has a poll coming. Scheduling for every frame
+ * would set NAPI_STATE_MISSED while the NAPI waits to run, and the extra poll without work that
+ * follows flushes everything gro_flush_timeout means to keep.
+ */
+void tungro_rxq_enqueue(struct tungro_rxq *q, struct sk_buff *skb)
+{
+	unsigned long flags;
+	bool first;
+
+	atomic_inc(&q->td->inflight);
+	WRITE_ONCE(q->cpu, smp_processor_id());
+	spin_lock_irqsave(&q->input.lock, flags);
+	first = skb_queue_empty(&q->input);
+	__skb_queue_tail(&q->input, skb);
+	spin_unlock_irqrestore(&q->input.lock, flags);
+	if (first)
+		napi_schedule(&q->napi);
+}
+
+static void tungro_rxq_kick_here(void *arg)
+{
+	struct tungro_rxq *q = arg;
+
+	napi_schedule(&q->napi);
+}
+
+/**
+ * tungro_rxq_kick() - schedule a queue's NAPI on the CPU its frames last arrived on (a detach)
+ * @q: the queue
+ *
+ * A detach passes the device's frames up directly once nothing is queued or held, on the CPU
+ * where they arrive; the last packets tungro delivers must reach the stack on that CPU too, or a
+ * tunnel's per-CPU gro_cells may let a later frame overtake them. Kicked from the detaching
+ * task's CPU instead, the 100-cycle attach/detach guest check counted hundreds of out-of-order
+ * segments at the receiver on 2 CPUs. Process context.
+ */
+void tungro_rxq_kick(struct tungro_rxq *q)
+{
+	if (smp_call_function_single(READ_ONCE(q->cpu), tungro_rxq_kick_here, q, 1)) {
+		/* that CPU went offline: here, then */
+		local_bh_disable();
+		napi_schedule(&q->napi);
+		local_bh_enable();
+	}
 }
 
 static enum hrtimer_restart tungro_rxq_timer(struct hrtimer *t)

@@ -7,7 +7,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/scripts/lib.sh"
 arch=${1:?usage: scripts/kunit.sh ARCH}
 [ "$(tungro_kernel)" = tungro ] || die "KUnit runs on the test kernels only (Debian's has no CONFIG_KUNIT)"
-suites=(tungro_ipip tungro_sit tungro_flush tungro_tcp tungro_complete tungro_malformed tungro_layout tungro_hardening)
+suites=(tungro_ipip tungro_sit tungro_flush tungro_tcp tungro_complete tungro_malformed tungro_layout tungro_hardening tungro_engine)
 
 kdir=$("$here/scripts/kernel.sh" "$arch")
 kimg=$(kernel_image "$arch" "$kdir")

@@ -22,8 +22,10 @@ PKGS=(
   clang-14 libclang-rt-14-dev
   # make lint: sparse through Kbuild (make C=2), clang-tidy on the core (checkpatch is the kernel source's)
   sparse clang-tidy-14
-  # make bench: DPDK's librte_gro as the reference
-  libdpdk-dev
+  # make bench: DPDK's librte_gro as the reference, callgrind for instructions per segment
+  libdpdk-dev valgrind
+  # make demo: the chart of the demo's table (PNG, no X)
+  gnuplot-nox
 )
 
 missing=()

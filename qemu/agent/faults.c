@@ -14,7 +14,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define CONTROL "/sys/kernel/debug/tungro/control"
 #define FI_TIMES 1000000   /* "times" budget: what is left of it afterwards counts the injected failures */
 #define FI_CYCLES 40       /* attach/detach attempts under injection */
 
@@ -125,18 +124,18 @@ void fault_injection_checks(unsigned mib)
 
 	stream_ok("faults_offload_stream", "tungro-faults", bytes, 9100);
 	/* attach itself may fail now: retry until it holds, counting the refusals */
-	for (int i = 0; i < 50 && (rc = write_file(CONTROL, "attach eth0")); i++)
+	for (int i = 0; i < 50 && (rc = engine_control("attach eth0")); i++)
 		refused++;
 	if (rc)
 		fail("fault injection: attach eth0 failed 50 times in a row (last: %s)", strerror(-rc));
 	else
 		stream_ok("faults_engine_stream", "engine-faults", bytes, 9101);
-	if (!rc && (rc = write_file(CONTROL, "detach eth0")))
+	if (!rc && (rc = engine_control("detach eth0")))
 		fail("fault injection: detach eth0: %s", strerror(-rc));
 	n_stream = fi_injected();
 
 	for (int i = 0; i < FI_CYCLES; i++) {
-		rc = write_file(CONTROL, "attach eth0");
+		rc = engine_control("attach eth0");
 		if (rc == -ENOMEM) {
 			refused++;
 			continue;
@@ -147,7 +146,7 @@ void fault_injection_checks(unsigned mib)
 			continue;
 		}
 		attached_ok++;
-		if ((rc = write_file(CONTROL, "detach eth0"))) {
+		if ((rc = engine_control("detach eth0"))) {
 			other++;
 			note("# fault injection: detach eth0: %s", strerror(-rc));
 		}
@@ -162,8 +161,8 @@ void fault_injection_checks(unsigned mib)
 	      "%" PRIu64 " allocation failures injected into tungro's allocations during the streams, %" PRIu64
 	      " during attach cycles (need > 0: the stack filter reached tungro)", n_stream, n_attach);
 	/* everything works again without injection: attach, detach, unload, the kernel's GRO */
-	rc = write_file(CONTROL, "attach eth0");
-	rc = rc ? rc : write_file(CONTROL, "detach eth0");
+	rc = engine_control("attach eth0");
+	rc = rc ? rc : engine_control("detach eth0");
 	rc = rc ? rc : mod_unload();
 	check("faults_after", rc == 0, "attach, detach and rmmod after injection: %s", rc ? strerror(-rc) : "ok");
 	stream_ok("faults_kernel_after", "kernel", bytes, 9102);

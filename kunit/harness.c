@@ -166,7 +166,7 @@ static unsigned int tgk_put_v4(u8 *p, const struct tgk_v4 *h, unsigned int total
 static unsigned int tgk_build(u8 *buf, const struct tgk_seg *s)
 {
 	static const u8 prefix6[6] = { 0x20, 0x01, 0x0d, 0xb8, 0x00, 0x41 };
-	unsigned int thlen = sizeof(struct tcphdr) + s->optlen, l4 = thlen + s->payload_len;
+	unsigned int thlen = sizeof(struct tcphdr) + s->optlen, l4 = thlen + s->payload_len, cl;
 	unsigned int off = 0, i;
 	unsigned int ext = s->encap == TGK_SIT && s->inner6.dstopts ? 8 : 0;
 	u8 *inner, *th;
@@ -243,18 +243,19 @@ static unsigned int tgk_build(u8 *buf, const struct tgk_seg *s)
 	for (i = 0; i < s->payload_len; i++)
 		th[thlen + i] = (u8)((s->seq + i) * 7);
 
-	sum = csum_partial(th, l4, 0);
+	memset(th + l4, 0, s->inner_padding + s->padding);
+	cl = l4 + (s->csum_covers_padding ? s->inner_padding : 0);
+	sum = csum_partial(th, cl, 0);
 	if (inner[0] >> 4 == 4)
 		tcp->check = csum_tcpudp_magic(((struct iphdr *)inner)->saddr,
-					       ((struct iphdr *)inner)->daddr, l4,
+					       ((struct iphdr *)inner)->daddr, cl,
 					       IPPROTO_TCP, sum);
 	else
 		tcp->check = csum_ipv6_magic(&((struct ipv6hdr *)inner)->saddr,
-					     &((struct ipv6hdr *)inner)->daddr, l4,
+					     &((struct ipv6hdr *)inner)->daddr, cl,
 					     IPPROTO_TCP, sum);
 	if (s->bad_csum)
 		tcp->check ^= (__force __sum16)htons(0x5a5a);
-	memset(th + l4, 0, s->inner_padding + s->padding);
 	return off + l4 + s->inner_padding + s->padding;
 }
 

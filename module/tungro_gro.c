@@ -273,8 +273,15 @@ static u32 tungro_rx_prepare(void *ctx, const struct tgc_pkt *pkt)
 	if (pkt->inner_version == 6)
 		skb_gro_postpull_rcsum(skb, rx->hdr + pkt->inner_off,
 				       pkt->tcp_off - pkt->inner_off);
-	/* With the flush bit set (TGC_IN_UPPER_FLUSH) nothing merges: no checksum to check. */
-	if (!NAPI_GRO_CB(skb)->flush && tungro_tcp_csum_bad(skb, pkt->inner_version))
+	/* With the flush bit set (TGC_IN_UPPER_FLUSH) nothing merges: no checksum to check. Nor
+	 * when the inner header's length or flags refuse it (l3_flush), where 6.12's inner
+	 * inet_gro_receive/ipv6_gro_receive set the flush bit: over the GRO length, which then
+	 * includes bytes past the inner packet, a checksum that holds would mark the segment
+	 * CHECKSUM_UNNECESSARY, and TCP would take a segment whose checksum over its IP length is
+	 * wrong (hostile frame in_totlen_short).
+	 */
+	if (!NAPI_GRO_CB(skb)->flush && !pkt->l3_flush &&
+	    tungro_tcp_csum_bad(skb, pkt->inner_version))
 		in |= TGC_IN_CSUM_BAD;
 	skb_gro_pull(skb, pkt->payload_off - pkt->tcp_off);
 	return in;

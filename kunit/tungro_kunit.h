@@ -40,7 +40,8 @@
  *   trip of every GRO packet any test produces (harness.c, tgk_check_wire).
  *   K02 tungro_hardening/k02_gso_arrivals (and histogram_past_64)
  *   K03 k03_inner_length_keeps_order   K04 k04_reserved_flag   K05 k05_pull_shapes
- *   K03 with a checksum over the inner padding (hostile frames): k03_inner_padding_checksum_not_trusted
+ *   K03 with a checksum over the inner padding (hostile frames):
+ *   k03_inner_padding_checksum_not_trusted
  *   K07 k07_refuses_a_module_offload (the guest check stacks a real module)
  *   issue 7's finding 8: sit_inner_exthdr_to_the_kernel; finding 9: stale_magic_goes_to_the_kernel.
  *   K01 (FOU/GUE) and K06 (load/unload under traffic) need real traffic: guest checks (qemu/agent).
@@ -78,7 +79,7 @@ struct tgk_seg {
 	int outer_len_delta;	/* added to the outer length field only */
 	u32 padding;		/* bytes after the packet, in no length (Ethernet padding) */
 	u32 inner_padding;	/* tunnels: outer length covers them after the inner packet (K03) */
-	bool csum_covers_padding;	/* the TCP checksum is over the inner padding too (hostile) */
+	bool csum_covers_padding;	/* TCP checksum over the inner padding too (hostile) */
 	bool bad_csum;
 	/*
 	 * > 1: arrives as one GSO skb of gso_segs MSS segments of payload_len / gso_segs (on the

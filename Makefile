@@ -9,7 +9,9 @@
 #   make host-test        only the host unit tests of the C++ core
 #   make lint             checkpatch --strict, pr_fmt, sparse (make C=2) on the kernel C; clang-tidy on the core
 #   make test-debug       KUnit + guest checks on a KASAN/kmemleak x86_64 kernel (KUnit part in make test)
-#   make test-full        make test + the KASAN guest checks + 5 minutes of fuzzing (by hand)
+#   make test-full        make test + the KASAN guest checks + make fuzz (by hand)
+#   make fuzz             30 minutes of libFuzzer on the core's three harnesses (10M executions each), coverage
+#                         of cxxcore/src; then 100,000 random trains in random skb layouts in the KASAN kernel
 #   make kunit            only the KUnit suites in QEMU for ARCH (parsed with the kernel's kunit.py parse)
 #   make bench            per-segment cost of the core vs DPDK librte_gro (Google Benchmark)
 #   make cross-check      tungro.ko for 9 arches against modules_prepare'd trees, and the layout negative proof
@@ -48,7 +50,7 @@ RUNNING_KDIR := /lib/modules/$(shell uname -r)/build
 BUILD_KDIR = $(or $(KDIR),$(RUNNING_KDIR))
 
 .PHONY: all module module-test install setup kernel host-test lint guest-demo guest-test demo test cross-check kunit \
-	bench conform guest-conform test-debug test-full clean
+	bench conform guest-conform test-debug test-full fuzz clean
 
 all: module
 
@@ -133,10 +135,16 @@ test: host-test lint module-test cross-check
 	@$(TOP)/scripts/guest.sh m68k conform 0
 	@echo "[tungro] make test: all passed"
 
-# By hand, and reported: everything of make test, the guest checks on the KASAN kernel, and 5 minutes of fuzzing.
-test-full: test
+# libFuzzer on the core (scripts/fuzz.sh: TUNGRO_FUZZ_SECONDS, TUNGRO_FUZZ_RUNS), its coverage report, and the
+# skb-shape fuzzer in the KASAN kernel with FUZZ_TRAINS random trains (KUnit suite tungro_skb_fuzz).
+FUZZ_TRAINS ?= 100000
+fuzz: setup
+	@$(TOP)/scripts/fuzz.sh
+	@TUNGRO_VARIANT=debug TUNGRO_FUZZ_TRAINS=$(FUZZ_TRAINS) $(TOP)/scripts/kunit.sh x86_64 tungro_skb_fuzz
+
+# By hand, and reported: everything of make test, the guest checks on the KASAN kernel, and make fuzz.
+test-full: test fuzz
 	@TUNGRO_VARIANT=debug $(TOP)/scripts/guest.sh x86_64 test $(TEST_MIB)
-	@TUNGRO_FUZZ_SECONDS=300 $(TOP)/scripts/host-test.sh
 	@echo "[tungro] make test-full: all passed"
 
 clean:

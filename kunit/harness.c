@@ -260,8 +260,8 @@ static unsigned int tgk_build(u8 *buf, const struct tgk_seg *s)
 
 /*
  * A received skb holding @frame behind an Ethernet header: linear, or with the part past o->head in
- * one page frag (or two, split at o->frag_split), as NAPI drivers build them; optionally with no
- * tailroom, or a clone.
+ * one page frag (or two, split at o->frag_split), as NAPI drivers build them, or in one skb on the
+ * frag_list; optionally with extra headroom, no tailroom, or a clone.
  */
 static struct sk_buff *tgk_skb(struct kunit *test, const u8 *frame, unsigned int len,
 			       const struct tgk_opts *o)
@@ -270,12 +270,12 @@ static struct sk_buff *tgk_skb(struct kunit *test, const u8 *frame, unsigned int
 	struct sk_buff *skb;
 	struct ethhdr *eth;
 
-	if (o->page_frag)
+	if (o->page_frag || o->frag_list)
 		head = o->no_linear ? 0 : min(len, o->head ? o->head : 128u);
-	skb = alloc_skb(head + ETH_HLEN + (o->tight ? 0 : 64) + 8, GFP_KERNEL);
+	skb = alloc_skb(o->headroom + head + ETH_HLEN + (o->tight ? 0 : 64) + 8, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, skb);
 	/* Network header address = o->align (mod 4). */
-	reserve = 0;
+	reserve = o->headroom;
 	while (((unsigned long)(skb->data + reserve + ETH_HLEN) & 3) != o->align)
 		reserve++;
 	skb_reserve(skb, reserve);
@@ -285,6 +285,17 @@ static struct sk_buff *tgk_skb(struct kunit *test, const u8 *frame, unsigned int
 	eth->h_source[5] = 2;
 	eth->h_proto = htons(ETH_P_IP);
 	skb_put_data(skb, frame, head);
+	if (o->frag_list && head < len) {
+		struct sk_buff *rest = alloc_skb(len - head, GFP_KERNEL);
+
+		KUNIT_ASSERT_NOT_NULL(test, rest);
+		skb_put_data(rest, frame + head, len - head);
+		skb_shinfo(skb)->frag_list = rest;
+		skb->len += rest->len;
+		skb->data_len += rest->len;
+		skb->truesize += rest->truesize;
+		head = len;
+	}
 	split = o->frag_split > head && o->frag_split < len ? o->frag_split : len;
 	while (head < len) {
 		struct page *page = alloc_page(GFP_KERNEL);
@@ -484,9 +495,14 @@ static void tgk_prepare(struct kunit *test, const struct tgk_seg *segs, unsigned
 
 			KUNIT_ASSERT_LE(test, tgk->nframes, (unsigned int)TGK_MAX_SEGS);
 			tgk->frame_len[f] = tgk_build(tgk->frames[f], &w);
-			/* order key: port (0-7), encap, IPv6 flow label (another label: a flow) */
+			/*
+			 * order key: port (0-7), encap, IPv6 flow label (another label: a flow);
+			 * none (64) for a bad checksum: the kernel's TCP GRO validates it before
+			 * looking for the flow (tcp4_gro_receive), so it goes up before a held
+			 * packet of its flow
+			 */
 			tgk->flow[f] = ((w.sport - 40000) & 7) | (w.encap << 3) |
-				       (w.inner6.flow_label ? 32 : 0);
+				       (w.inner6.flow_label ? 32 : 0) | (w.bad_csum ? 64 : 0);
 			w.seq += w.payload_len;
 			w.inner4.id++;
 			w.outer.id += w.encap == TGK_PLAIN4 ? 1 : 0;

@@ -42,6 +42,7 @@
  *   K03 k03_inner_length_keeps_order   K04 k04_reserved_flag   K05 k05_pull_shapes
  *   K07 k07_refuses_a_module_offload (the guest check stacks a real module)
  *   issue 7's finding 8: sit_inner_exthdr_to_the_kernel; finding 9: stale_magic_goes_to_the_kernel.
+ *   Random trains in random skb layouts (skb-shape fuzzing): tungro_skb_fuzz/skb_shapes.
  *   K01 (FOU/GUE) and K06 (load/unload under traffic) need real traffic: guest checks (qemu/agent).
  */
 #ifndef TUNGRO_KUNIT_H
@@ -93,6 +94,9 @@ struct tgk_opts {
 	bool no_linear;		/* page_frag: nothing linear past the Ethernet header (frag0) */
 	unsigned int frag_split;	/* page_frag: first frag ends here, a second has the rest */
 	bool clone;		/* hand GRO a clone: shared head, a pull must reallocate it (K05) */
+	/* the part past head in one skb on the frag_list instead of page frags (GRO passes it up) */
+	bool frag_list;
+	unsigned int headroom;	/* extra bytes before the Ethernet header (then aligned as asked) */
 	bool tight;		/* no tailroom: a pull must reallocate the head (K05) */
 	bool csum_complete;	/* CHECKSUM_COMPLETE device help, skb->csum over the packet */
 	/* round trip ignores inner IPv4 IDs: fixed IDs with DF clear come back numbered (L12) */

@@ -5,6 +5,7 @@
  *                           then the kernel's gro.c selftest as a peer suite (peer.c), per engine
  *   tungro.mib=N            MiB per stream (0 or absent: 32 for demo, 4 for test)
  *   tungro.cycles=N         test: insmod/rmmod cycles of tungro under traffic (K06; default 200)
+ *   tungro.fuzz_trains=N    kunit: random trains of the skb-shape fuzzer (tungro_kunit.ko's fuzz_trains)
  *   tungro.deadline=S       give up S seconds after boot with a failure line (boot.sh sets it below its timeout)
  * Results go to the virtio-serial port named tungro.results and to the console; the last line is
  * "success" or "failure: <reason>".
@@ -27,6 +28,7 @@ static const char *opt_mode = "demo";
 static unsigned opt_mib;
 static unsigned opt_deadline = 3600;
 static unsigned opt_cycles = 200;
+unsigned opt_fuzz_trains; /* kunit mode: tungro_kunit.ko's fuzz_trains (0: its default) */
 
 static void mount_one(const char *src, const char *dir, const char *type)
 {
@@ -69,6 +71,12 @@ static void parse_cmdline(void)
 			if (*end || v < 1 || v > 100000)
 				die("bad tungro.cycles '%s' (1..100000)", tok + 14);
 			opt_cycles = (unsigned)v;
+		} else if (!strncmp(tok, "tungro.fuzz_trains=", 19)) {
+			char *end;
+			unsigned long v = strtoul(tok + 19, &end, 10);
+			if (*end || v < 1 || v > 10000000)
+				die("bad tungro.fuzz_trains '%s' (1..10000000)", tok + 19);
+			opt_fuzz_trains = (unsigned)v;
 		} else if (!strncmp(tok, "tungro.deadline=", 16)) {
 			char *end;
 			unsigned long v = strtoul(tok + 16, &end, 10);

@@ -18,6 +18,7 @@
 extern int g_console_fd;              /* /dev/console (stdout, stderr) */
 extern int g_results_fd;              /* virtio-serial port tungro.results, or -1 */
 extern char g_first_failure[256];     /* first failure reason, empty while all passed */
+extern unsigned opt_fuzz_trains;      /* tungro.fuzz_trains=, 0 when absent */
 
 void out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));   /* results port + console */
 void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));  /* console only */
@@ -43,6 +44,7 @@ int mod_unload(void);      /* 0 or -errno, retries while the module is busy */
 /* the same for any module: a .ko path to load, a module name to look up or unload */
 int mod_loaded_name(const char *name);
 int mod_load_file(const char *path);    /* 0 or -errno */
+int mod_load_file_params(const char *path, const char *params); /* with module parameters "a=1 b=2" */
 int mod_unload_name(const char *name);  /* 0 or -errno, retries while the module is busy */
 
 /* kernel log records from /dev/kmsg, only those logged after kmsg_open() */

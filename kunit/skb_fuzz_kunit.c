@@ -4,14 +4,15 @@
  * tgk_train and the mutations the case suites apply one by one: flags, lengths, TTL/TOS/DF/ID,
  * window, ack, sequence gaps, bad checksums, padding, outer length errors, flow labels) in random
  * buffer layouts (linear length, page frags split at a random offset, no linear part, a frag_list
- * member, clones, headroom, no tailroom, network header at 0 or 2 mod 4, CHECKSUM_COMPLETE or
- * none), through napi_gro_receive with tungro's offloads installed. The harness checks every run
- * (tgk_collect): each sent frame delivered exactly once, in its flow's order, and every GRO packet
- * resegmented by the kernel's GSO into the sent frames byte for byte; under KASAN any read outside
- * the skbs is a report that fails the run.
+ * member, clones (pulled), headroom, no tailroom, network header at 0 or 2 mod 4,
+ * CHECKSUM_COMPLETE or none), through napi_gro_receive with tungro's offloads installed. The
+ * harness checks every run (tgk_collect): each sent frame delivered exactly once, in its flow's
+ * order, and every GRO packet resegmented by the kernel's GSO into the sent frames byte for byte;
+ * under KASAN any read outside the skbs is a report that fails the run.
  *
  * fuzz_trains= sets the number of trains (10,000 by default: make test; make fuzz passes 100,000),
- * fuzz_seed= the PRNG seed (printed with each batch, so a failing batch can be run again alone).
+ * fuzz_seed= the PRNG seed (batch b uses fuzz_seed + b, printed with it: a failing batch can be run
+ * again alone).
  */
 #include <linux/module.h>
 #include <linux/prandom.h>
@@ -26,7 +27,7 @@ static unsigned int fuzz_seed = 20241201;
 module_param(fuzz_seed, uint, 0444);
 MODULE_PARM_DESC(fuzz_seed, "PRNG seed of the skb-shape fuzzer; batch b uses fuzz_seed + b");
 
-#define TGF_BATCH 500		/* trains per KUnit parameter: the test's allocations are freed per batch */
+#define TGF_BATCH 500		/* trains per KUnit parameter (allocations freed per batch) */
 #define TGF_MAX_TRAIN 24	/* segments of one train (every flow together) */
 #define TGF_MAX_FLOWS 3
 
@@ -38,25 +39,65 @@ static u32 tgf_rnd(struct rnd_state *rs, u32 n)
 /* One of the case suites' single-segment changes, picked at random. */
 static void tgf_mutate(struct rnd_state *rs, struct tgk_seg *s, bool *ids_free)
 {
+	static const u8 end_flags[] = { TCPHDR_FIN, TCPHDR_SYN, TCPHDR_RST, TCPHDR_URG,
+					TCPHDR_CWR };
+
 	switch (tgf_rnd(rs, 17)) {
-	case 0: s->flags |= TCPHDR_PSH; break;
-	case 1: s->payload_len = tgf_rnd(rs, s->payload_len + 1); break;
-	case 2: s->inner4.ttl--; s->inner6.hop_limit--; break;
-	case 3: s->outer.ttl--; break;
-	case 4: s->outer.tos = 4; break;
-	case 5: s->inner4.tos = 1; s->inner6.traffic_class = 1; break;
-	case 6: s->inner4.id += 5; break;
-	case 7: s->window++; break;
-	case 8: s->ack++; break;
-	case 9: s->seq++; break;
-	case 10: s->bad_csum = true; break;
-	case 11: s->padding = 1 + tgf_rnd(rs, 16); break;
-	case 12: s->flags |= (u8[]){ TCPHDR_FIN, TCPHDR_SYN, TCPHDR_RST, TCPHDR_URG,
-				     TCPHDR_CWR }[tgf_rnd(rs, 5)]; break;
-	case 13: s->payload_len = 0; break;
-	case 14: s->outer_len_delta = tgf_rnd(rs, 2) ? 8 : -8; break;
-	case 15: s->inner4.df = !s->inner4.df; *ids_free = true; break;
-	default: s->inner6.flow_label = 77; break;
+	case 0:
+		s->flags |= TCPHDR_PSH;
+		break;
+	case 1:
+		s->payload_len = tgf_rnd(rs, s->payload_len + 1);
+		break;
+	case 2:
+		s->inner4.ttl--;
+		s->inner6.hop_limit--;
+		break;
+	case 3:
+		s->outer.ttl--;
+		break;
+	case 4:
+		s->outer.tos = 4;
+		break;
+	case 5:
+		s->inner4.tos = 1;
+		s->inner6.traffic_class = 1;
+		break;
+	case 6:
+		s->inner4.id += 5;
+		break;
+	case 7:
+		s->window++;
+		break;
+	case 8:
+		s->ack++;
+		break;
+	case 9:
+		s->seq++;
+		break;
+	case 10:
+		s->bad_csum = true;
+		break;
+	case 11:
+		s->padding = 1 + tgf_rnd(rs, 16);
+		break;
+	case 12:
+		s->flags |= end_flags[tgf_rnd(rs, ARRAY_SIZE(end_flags))];
+		break;
+	case 13:
+		s->payload_len = 0;
+		break;
+	case 14:
+		s->outer_len_delta = tgf_rnd(rs, 2) ? 8 : -8;
+		break;
+	case 15:
+		/* DF clear with fixed IDs: GSO numbers them (L12) */
+		s->inner4.df = !s->inner4.df;
+		*ids_free = true;
+		break;
+	default:
+		s->inner6.flow_label = 77;
+		break;
 	}
 }
 
@@ -74,7 +115,8 @@ static unsigned int tgf_train(struct rnd_state *rs, struct tgf_flows *fl, struct
 {
 	static const u8 ts_opts[12] = { 1, 1, 8, 10, 0, 0, 0, 9, 0, 0, 0, 3 };
 	struct tgk_seg (*flows)[TGF_MAX_TRAIN / TGF_MAX_FLOWS] = fl->seg;
-	unsigned int nflows = 1 + tgf_rnd(rs, TGF_MAX_FLOWS), len[TGF_MAX_FLOWS], next[TGF_MAX_FLOWS];
+	unsigned int nflows = 1 + tgf_rnd(rs, TGF_MAX_FLOWS);
+	unsigned int len[TGF_MAX_FLOWS], next[TGF_MAX_FLOWS];
 	unsigned int f, i, n = 0;
 	bool fixed_ids;
 
@@ -128,7 +170,16 @@ static void tgf_layout(struct rnd_state *rs, struct tgk_opts *o)
 	o->no_linear = tgf_rnd(rs, 8) == 0;
 	o->frag_split = tgf_rnd(rs, 1600);
 	o->frag_list = tgf_rnd(rs, 8) == 0;
-	o->clone = tgf_rnd(rs, 4) == 0;
+	/*
+	 * A clone only as K05 makes it: GRO writes the held packet's skb_shared_info (frags,
+	 * frag_list, gro_pull_from_frag0) and drivers never hand it clones, so a clone is in its
+	 * contract only when the first header pull reallocates the head: linear part ending
+	 * inside the headers (40 bytes at least), and not empty (frag0 reads need no pull).
+	 */
+	if ((o->page_frag || o->frag_list) && !o->no_linear && tgf_rnd(rs, 4) == 0) {
+		o->clone = true;
+		o->head = 1 + tgf_rnd(rs, 39);
+	}
 	o->tight = tgf_rnd(rs, 4) == 0;
 	o->headroom = tgf_rnd(rs, 3) ? 0 : tgf_rnd(rs, 256);
 	o->csum_complete = tgf_rnd(rs, 2);
@@ -169,7 +220,8 @@ static void skb_shapes(struct kunit *test)
 		gro += res->roundtrip_checked;
 		merged += n - res->n;
 		if (test->status == KUNIT_FAILURE) {
-			kunit_info(test, "train %u of batch %u (seed %u) failed", t, b, fuzz_seed + b);
+			kunit_info(test, "train %u of batch %u (seed %u) failed", t, b,
+				   fuzz_seed + b);
 			return;
 		}
 	}

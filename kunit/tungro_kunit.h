@@ -94,7 +94,7 @@ struct tgk_opts {
 	bool no_linear;		/* page_frag: nothing linear past the Ethernet header (frag0) */
 	unsigned int frag_split;	/* page_frag: first frag ends here, a second has the rest */
 	bool clone;		/* hand GRO a clone: shared head, a pull must reallocate it (K05) */
-	/* the part past head in one skb on the frag_list instead of page frags (GRO passes it up) */
+	/* the part past head in one skb on the frag_list, not in page frags (GRO passes it up) */
 	bool frag_list;
 	unsigned int headroom;	/* extra bytes before the Ethernet header (then aligned as asked) */
 	bool tight;		/* no tailroom: a pull must reallocate the head (K05) */

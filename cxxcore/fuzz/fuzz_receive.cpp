@@ -84,8 +84,9 @@ public:
 			   "retried %u reason %s", r.retried, tgc_reason_name(r.v.reason));
 		switch (r.v.action) {
 		case TGC_MERGE:
-			FUZZ_CHECK(h && appended_ && !r.foreign && !(extras & (kXForeign | kXDecrypted | kXCsumBad)),
-				   "MERGE without an append into a held packet of tungro's");
+			FUZZ_CHECK(h && appended_ && !r.foreign && !h->foreign && !(extras & (kXDecrypted | kXCsumBad)),
+				   "MERGE (append %d, foreign %u, extras %#x) not into a held packet of tungro's",
+				   appended_, r.foreign, extras);
 			h->id_state = r.v.id_state;
 			FUZZ_CHECK(r.flags_off == r.pkt.tcp_off + TGC_TCP_FLAGS_OFF && r.flags_off < h->first.payload_off,
 				   "flags_off %u", r.flags_off);

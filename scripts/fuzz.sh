@@ -10,7 +10,7 @@
 #                             fails.
 #   scripts/fuzz.sh --smoke   make test's smoke: TUNGRO_FUZZ_SECONDS (default 21) over the three, no coverage.
 # Seeds are generated (fuzz_X_corpus --write from tests/frames.cpp, --write-pcap from ../shared/captures); the grown
-# corpora stay in build/fuzz/corpus-X between runs. A failure names the input that caused it and how to replay it.
+# corpora stay in build/fuzz/corpus-X (the smoke's in build/fuzz-smoke) between runs. A failure names the input that caused it and how to replay it.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/scripts/lib.sh"
@@ -20,7 +20,9 @@ budget=${TUNGRO_FUZZ_SECONDS:-$([ $smoke = 1 ] && echo 21 || echo 1800)}
 runs=${TUNGRO_FUZZ_RUNS:-10000000}
 cov_min=${TUNGRO_COV_MIN:-90}
 harnesses=(parse receive engine)
+# The smoke has its own build and corpora: it never disturbs a long run in progress, nor shrinks its corpora.
 fz="$here/build/fuzz"
+[ $smoke = 0 ] || fz+=-smoke
 
 clangxx=$(command -v clang++-14 || true)
 [ -n "$clangxx" ] || die "fuzz: clang++-14 not installed (apt-get install clang-14 libclang-rt-14-dev llvm-14)"

@@ -35,14 +35,15 @@ case "$series" in
   *) die "unknown Debian kernel series '$series' (6.12, 6.1)" ;;
 esac
 
-# Newest release of the series that apt can download, e.g. 6.12.117+deb12-amd64 or 6.1.0-57-amd64;
-# empty if the lists know none.
+# Newest release of the series that apt can download and its package version, e.g.
+# "6.1.0-57-amd64 6.1.192-3"; empty if the lists know none.
 newest_release() {
-  local r
+  local r v
   apt-cache pkgnames "$prefix" 2>/dev/null |
     sed -nE "s/^linux-image-($release_re)-unsigned\$/\1/p" | sort -V -r |
     while read -r r; do
-      if [ -n "$(candidate_version "linux-image-$r-unsigned")" ]; then echo "$r"; break; fi
+      v=$(candidate_version "linux-image-$r-unsigned")
+      if [ -n "$v" ]; then echo "$r $v"; break; fi
     done
 }
 
@@ -53,17 +54,16 @@ candidate_version() {
 
 # A stale list only means an older kernel: offline (or not root), the lists at hand still decide.
 apt_refresh_daily || log "debian kernel: apt-get update failed, using the package lists at hand"
-release=$(newest_release)
-if [ -z "$release" ]; then
+newest=$(newest_release)
+if [ -z "$newest" ]; then
   # lists emptied since the last refresh (a fresh image keeps the stamp but not the lists)
   apt_refresh_daily --force || true
-  release=$(newest_release)
+  newest=$(newest_release)
 fi
-[ -n "$release" ] ||
+[ -n "$newest" ] ||
   die "no ${prefix}*-amd64-unsigned with a candidate in apt's package lists (apt-get update as root?)"
+read -r release version <<<"$newest"
 image_pkg=linux-image-$release-unsigned
-version=$(candidate_version "$image_pkg")
-[ -n "$version" ] || die "no candidate version of $image_pkg"
 
 base="$(tungro_cache)/debian-$version"
 root="$base/root"

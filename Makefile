@@ -43,6 +43,9 @@ NPROC := $(shell nproc)
 # cache) instead of the test kernel; the scripts read it as TUNGRO_KERNEL, so every path to a kernel stays one
 # code path.
 ifdef KERNEL
+ifeq ($(filter tungro debian debian-6.1,$(KERNEL)),)
+$(error KERNEL=$(KERNEL): unknown (debian, debian-6.1, or tungro/unset for the test kernel))
+endif
 export TUNGRO_KERNEL := $(KERNEL)
 endif
 

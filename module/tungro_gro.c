@@ -7,7 +7,8 @@
  * Where we are called: dev_gro_receive -> inet_gro_receive (outer IPv4 checked: 0x45, not a
  * fragment, header checksum, outer same_flow on addresses and protocol) -> inet_offloads[4 or
  * 41]->gro_receive, with the GRO offset just past the outer header and
- * NAPI_GRO_CB(skb)->network_offsets[0] at it.
+ * NAPI_GRO_CB(skb)->network_offsets[0] at it (6.1: skb->network_header). Kernel differences are
+ * handled in compat/tungro_compat.h.
  */
 #define pr_fmt(fmt) "tungro: " fmt	/* also linked into tungro_kunit.ko: one name in the log */
 

@@ -724,10 +724,10 @@ void tgk_run_direct(struct kunit *test, const struct tgk_seg *segs, unsigned int
 			 */
 			list_for_each_entry(p, &held, list) {
 				if (opts->stale_magic) {
-					TUNGRO_CB(p)->magic = TUNGRO_CB_MAGIC;
+					tungro_cb_set_mark(p, TUNGRO_CB_MAGIC);
 					NAPI_GRO_CB(p)->age = READ_ONCE(tungro_installed_at);
 				} else {
-					TUNGRO_CB(p)->word = 0;
+					tungro_cb_reset(p);
 				}
 			}
 		}

@@ -109,8 +109,8 @@ static rx_handler_result_t tungro_rx_handler(struct sk_buff **pskb)
 	struct tungro_rxq *q;
 	unsigned int kind;
 
-	if (TUNGRO_CB(skb)->magic == TUNGRO_CB_DELIVERED) {
-		TUNGRO_CB(skb)->word = 0;
+	if (tungro_cb_has_mark(skb, TUNGRO_CB_DELIVERED)) {
+		tungro_cb_reset(skb);
 		return RX_HANDLER_PASS;
 	}
 	td = rcu_dereference(skb->dev->rx_handler_data);
@@ -224,7 +224,7 @@ static void tungro_detach(struct tungro_dev *td, bool gone)
 	}
 	for (i = 0; i < td->nq; i++)
 		tungro_rxq_free(&td->rxq[i]);
-	free_netdev(td->napi_dev);
+	tungro_napi_dev_free(td->napi_dev);
 	list_del(&td->node);
 	pr_info("%s detached%s, GRO %s\n", dev->name, gone ? " (device going away)" : "",
 		gone ? "left as is" : td->gro_was_wanted ? "back on" : "stays off as before");
@@ -267,7 +267,7 @@ static int tungro_attach_name(const char *name)
 		return -ENOMEM;
 	td->dev = dev;
 	td->nq = nq;
-	td->napi_dev = alloc_netdev_dummy(0);
+	td->napi_dev = tungro_napi_dev_alloc();
 	if (!td->napi_dev) {
 		err = -ENOMEM;
 		goto free_td;
@@ -298,7 +298,7 @@ stop_queues:
 		tungro_rxq_stop(&td->rxq[i], false, &none, &none);
 		tungro_rxq_free(&td->rxq[i]);
 	}
-	free_netdev(td->napi_dev);
+	tungro_napi_dev_free(td->napi_dev);
 free_td:
 	kfree(td);
 	pr_err("attach %s: %d\n", name, err);

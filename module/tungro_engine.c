@@ -71,12 +71,12 @@ static void tungro_rxq_deliver(struct tungro_rxq *q)
 /* Queues @skb (@segs wire segments) for delivery; a list goes up at gro_normal_batch segments. */
 static void tungro_rxq_out(struct tungro_rxq *q, struct sk_buff *skb, unsigned int segs)
 {
-	TUNGRO_CB(skb)->word = 0;
-	TUNGRO_CB(skb)->magic = TUNGRO_CB_DELIVERED;
+	tungro_cb_reset(skb);
+	tungro_cb_set_mark(skb, TUNGRO_CB_DELIVERED);
 	list_add_tail(&skb->list, &q->out);
 	q->out_pkts++;
 	q->out_segs += segs;
-	if (q->out_segs >= READ_ONCE(net_hotdata.gro_normal_batch))
+	if (q->out_segs >= tungro_gro_normal_batch())
 		tungro_rxq_deliver(q);
 }
 

@@ -7,7 +7,8 @@
  * Where we are called: dev_gro_receive -> inet_gro_receive (outer IPv4 checked: 0x45, not a
  * fragment, header checksum, outer same_flow on addresses and protocol) -> inet_offloads[4 or
  * 41]->gro_receive, with the GRO offset just past the outer header and
- * NAPI_GRO_CB(skb)->network_offsets[0] at it.
+ * NAPI_GRO_CB(skb)->network_offsets[0] at it (6.1: skb->network_header). Kernel differences are
+ * handled in compat/tungro_compat.h.
  */
 #define pr_fmt(fmt) "tungro: " fmt	/* also linked into tungro_kunit.ko: one name in the log */
 
@@ -236,7 +237,7 @@ static void tungro_held_view(struct sk_buff *p, unsigned int outer_off, struct t
 	held->payload_len = skb_gro_len(p);
 	held->count = NAPI_GRO_CB(p)->count;
 	held->gso_size = skb_shinfo(p)->gso_size;
-	held->id_state = TUNGRO_CB(p)->id_state;
+	held->id_state = tungro_cb_id_state(p);
 }
 
 /* What the core's receive loop (tgc_receive) needs of this call: the GRO list, the segment, its
@@ -249,6 +250,12 @@ struct tungro_rx {
 	unsigned int outer_off;
 };
 
+/* IP_DF of the IPv4 header at @iph: the high byte of frag_off, read as a byte (any alignment). */
+static bool tungro_ipv4_df(const u8 *iph)
+{
+	return iph[offsetof(struct iphdr, frag_off)] & (IP_DF >> 8);
+}
+
 /* The segment parsed: the kernel's conventions for a tunnel packet, the GRO pulls, the checksum
  * check.
  */
@@ -260,11 +267,11 @@ static u32 tungro_rx_prepare(void *ctx, const struct tgc_pkt *pkt)
 
 	/* Inner network offset, transport header, protocol, as the kernel's own tunnel GRO sets
 	 * them. encap_mark first: skb_gro_network_header() (the checksum's pseudo-header) reads
-	 * network_offsets[encap_mark].
+	 * network_offsets[encap_mark] in 6.12.
 	 */
 	NAPI_GRO_CB(skb)->encap_mark = 1;
-	NAPI_GRO_CB(skb)->network_offsets[1] = rx->outer_off + pkt->inner_off;
-	NAPI_GRO_CB(skb)->proto = IPPROTO_TCP;
+	tungro_gro_enter_inner(skb, rx->outer_off + pkt->inner_off,
+			       pkt->inner_version != 4 || tungro_ipv4_df(rx->hdr + pkt->inner_off));
 	skb_gro_pull(skb, rx->outer_off + pkt->tcp_off - skb_gro_offset(skb));
 	skb_set_transport_header(skb, skb_gro_offset(skb));
 	/* CHECKSUM_COMPLETE: the running sum must drop the pulled inner header. A valid IPv4 header
@@ -325,7 +332,7 @@ static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff
 					  struct tungro_slot *slot, unsigned int encap)
 {
 	struct tungro_rx rx = {
-		.head = head, .skb = skb, .outer_off = NAPI_GRO_CB(skb)->network_offsets[0],
+		.head = head, .skb = skb, .outer_off = tungro_gro_outer_nhoff(skb),
 	};
 	struct tgc_seg seg = { .encap = encap };
 	struct sk_buff *match = NULL;
@@ -334,7 +341,7 @@ static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff
 
 	tungro_count(TUNGRO_S_SEEN, 1);
 	/* Whatever happens next, this skb is not a tungro-held packet until TGC_HOLD says so. */
-	TUNGRO_CB(skb)->word = 0;
+	tungro_cb_reset(skb);
 
 	/*
 	 * FOU and GUE call the IPIP/SIT offload with the GRO offset past their UDP header and
@@ -399,16 +406,16 @@ static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff
 	switch (r.v.action) {
 	case TGC_MERGE:
 		tungro_count(TUNGRO_S_MERGED, 1);
-		TUNGRO_CB(match)->id_state = r.v.id_state;
+		tungro_cb_set_id_state(match, r.v.id_state);
 		/* Kept for the kernel's tcp4_gro_complete in case tungro is unloaded before this
 		 * packet completes.
 		 */
-		NAPI_GRO_CB(match)->ip_fixedid = r.v.fixedid;
+		tungro_gro_set_fixedid(match, r.v.fixedid);
 		match->data[rx.outer_off + r.flags_off] |= r.v.held_flags;
 		break;
 	case TGC_HOLD:
 		tungro_count(TUNGRO_S_HELD, 1);
-		TUNGRO_CB(skb)->magic = TUNGRO_CB_MAGIC;
+		tungro_cb_set_mark(skb, TUNGRO_CB_MAGIC);
 		break;
 	default:
 		tungro_count(TUNGRO_S_PASSED, 1);
@@ -492,7 +499,7 @@ static int tungro_gro_complete(struct sk_buff *skb, int nhoff, struct tungro_slo
 	}
 	if (nhoff < 0 || nhoff > skb_headlen(skb) ||
 	    tgc_complete(skb->data + nhoff, skb_headlen(skb) - nhoff, skb->len - nhoff,
-			 TUNGRO_CB(skb)->id_state, 1, &c)) {
+			 tungro_cb_id_state(skb), 1, &c)) {
 		/* Not a packet the core can complete (it wrote nothing): the kernel's callback
 		 * decides, never a drop.
 		 */

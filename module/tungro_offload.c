@@ -26,6 +26,7 @@
 #include <net/protocol.h>
 
 #include "tungro.h"
+#include "compat/tungro_compat.h"
 
 struct tungro_slot tungro_slot_ipip = { .name = "IPIP", .proto = IPPROTO_IPIP };
 struct tungro_slot tungro_slot_sit = { .name = "SIT", .proto = IPPROTO_IPV6 };
@@ -44,10 +45,10 @@ static const struct net_offload *tungro_slot_now(const struct tungro_slot *s)
 /* Whether @ops is the kernel's built-in offload: both GRO callbacks, not in module/vmalloc space */
 static bool tungro_is_kernels(const struct net_offload *ops)
 {
-	return ops && !is_vmalloc_or_module_addr(ops) && ops->callbacks.gro_receive &&
+	return ops && !tungro_is_vmalloc_or_module_addr(ops) && ops->callbacks.gro_receive &&
 	       ops->callbacks.gro_complete &&
-	       !is_vmalloc_or_module_addr(ops->callbacks.gro_receive) &&
-	       !is_vmalloc_or_module_addr(ops->callbacks.gro_complete);
+	       !tungro_is_vmalloc_or_module_addr(ops->callbacks.gro_receive) &&
+	       !tungro_is_vmalloc_or_module_addr(ops->callbacks.gro_complete);
 }
 
 /* Publishes tungro's offload in @s's slot, saving the kernel's first. 0, -ENOENT or -EBUSY. */

@@ -18,6 +18,7 @@
 
 #include "tungro.h"
 #include "tungro_cb.h"
+#include "tungro_trace.h"
 
 /*
  * The segment's headers from GRO offset @off (its outer network header) up to the first TCP payload
@@ -313,6 +314,36 @@ static const struct tgc_rx_ops tungro_rx_ops = {
 	.append = tungro_rx_append,
 };
 
+/**
+ * tungro_seg_hash() - tungro's flow hash of a segment, for the tungro_flush tracepoint
+ * @seg: the segment; @seg->hdr may be NULL (nothing was read of it)
+ *
+ * Parses the headers again: call it only while the tracepoint is enabled.
+ *
+ * Return: tgc_flow_hash() of the segment's flow (also of a segment tgc_parse() refuses when
+ * tgc_flow_of() locates its flow), or 0 when the headers locate no flow.
+ */
+u32 tungro_seg_hash(const struct tgc_seg *seg)
+{
+	struct tgc_pkt pkt;
+
+	if (!seg->hdr)
+		return 0;
+	if (tgc_parse(seg->hdr, seg->hdr_len, seg->pkt_len, seg->encap, &pkt) == TGC_R_NONE ||
+	    tgc_flow_of(seg->hdr, seg->hdr_len, seg->encap, &pkt))
+		return tgc_flow_hash(&pkt, seg->hdr);
+	return 0;
+}
+
+/* Counts @reason for the offload layer's debugfs stats and traces it (tungro_flush). */
+static void tungro_offload_reason(unsigned int reason, const struct tgc_seg *seg, bool ends)
+{
+	tungro_count_reason(reason);
+	if (reason && trace_tungro_flush_enabled())
+		trace_tungro_flush(reason, TUNGRO_LAYER_OFFLOAD, seg->encap, tungro_seg_hash(seg),
+				   seg->gso_segs ? seg->gso_segs : 1, seg->pkt_len, ends);
+}
+
 /*
  * gro_receive for IPIP and SIT, called by inet_gro_receive() (outer IPv4 checked and pulled, flush
  * set on an outer length or flag mismatch) or by fou/gue_gro_receive() (the outer header is the UDP
@@ -327,7 +358,7 @@ static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff
 	struct tungro_rx rx = {
 		.head = head, .skb = skb, .outer_off = NAPI_GRO_CB(skb)->network_offsets[0],
 	};
-	struct tgc_seg seg = { .encap = encap };
+	struct tgc_seg seg = { .encap = encap, .pkt_len = skb->len - rx.outer_off };
 	struct sk_buff *match = NULL;
 	struct tgc_rx_result r;
 	unsigned int reason;
@@ -359,7 +390,6 @@ static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff
 		goto pass;
 	}
 	seg.hdr = rx.hdr;
-	seg.pkt_len = skb->len - rx.outer_off;
 	/* inet_gro_receive() set flush (outer length or flags): nothing merges, and a segment the
 	 * core refuses still completes its flow's held packet first, as the kernel's TCP GRO finds
 	 * the flow then.
@@ -393,8 +423,8 @@ static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff
 		goto pass;
 	}
 	if (r.foreign)
-		tungro_count_reason(TGC_R_FOREIGN);
-	tungro_count_reason(r.v.reason);
+		tungro_offload_reason(TGC_R_FOREIGN, &seg, true);
+	tungro_offload_reason(r.v.reason, &seg, r.v.flush_held && match);
 
 	switch (r.v.action) {
 	case TGC_MERGE:
@@ -418,13 +448,13 @@ static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff
 	return r.v.flush_held ? match : NULL;
 
 pass:
-	tungro_count_reason(reason);
+	tungro_offload_reason(reason, &seg, match);
 	tungro_count(TUNGRO_S_PASSED, 1);
 	NAPI_GRO_CB(skb)->flush = 1;
 	return match;
 
 delegate:
-	tungro_count_reason(reason);
+	tungro_offload_reason(reason, &seg, false);
 	tungro_count(TUNGRO_S_DELEGATED, 1);
 	return tungro_orig(slot)->callbacks.gro_receive(head, skb);
 }

@@ -81,7 +81,7 @@ endif
 install: module
 	@$(TOP)/scripts/check-kdir.sh "$(BUILD_KDIR)" "$(if $(KDIR),KDIR,running)"
 	@$(MAKE) -s -C "$(BUILD_KDIR)" M=$(TOP) ARCH=$(KARCH) modules_install
-	@rel=$$($(MAKE) -s -C "$(BUILD_KDIR)" kernelrelease) && depmod -a "$$rel" && \
+	@rel=$$($(MAKE) -s -C "$(BUILD_KDIR)" kernelrelease) && depmod $(if $(INSTALL_MOD_PATH),-b "$(INSTALL_MOD_PATH)") -a "$$rel" && \
 		echo "[tungro] installed for $$rel: modprobe tungro"
 
 # DKMS (dkms.conf): sources to /usr/src/tungro-<version from git>, dkms add + build + install.

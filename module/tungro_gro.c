@@ -459,11 +459,27 @@ delegate:
 	return tungro_orig(slot)->callbacks.gro_receive(head, skb);
 }
 
+/**
+ * tungro_ipip_gro_receive() - gro_receive of tungro's IPIP offload (inet_offloads[IPPROTO_IPIP])
+ * @head: the GRO list of the segment's bucket
+ * @skb: the segment, its GRO offset past the outer IPv4 header
+ *
+ * Context: softirq (NAPI), called by inet_gro_receive() or fou/gue_gro_receive().
+ * Return: the held packet to complete now, or NULL (see tungro_gro_receive()).
+ */
 struct sk_buff *tungro_ipip_gro_receive(struct list_head *head, struct sk_buff *skb)
 {
 	return tungro_gro_receive(head, skb, &tungro_slot_ipip, TGC_ENCAP_IPIP);
 }
 
+/**
+ * tungro_sit_gro_receive() - gro_receive of tungro's SIT offload (inet_offloads[IPPROTO_IPV6])
+ * @head: the GRO list of the segment's bucket
+ * @skb: the segment, its GRO offset past the outer IPv4 header
+ *
+ * Context: softirq (NAPI), called by inet_gro_receive() or fou/gue_gro_receive().
+ * Return: the held packet to complete now, or NULL (see tungro_gro_receive()).
+ */
 struct sk_buff *tungro_sit_gro_receive(struct list_head *head, struct sk_buff *skb)
 {
 	return tungro_gro_receive(head, skb, &tungro_slot_sit, TGC_ENCAP_SIT);
@@ -536,11 +552,27 @@ static int tungro_gro_complete(struct sk_buff *skb, int nhoff, struct tungro_slo
 	return 0;
 }
 
+/**
+ * tungro_ipip_gro_complete() - gro_complete of tungro's IPIP offload
+ * @skb: a held GRO packet of 2+ segments, its outer IPv4 header fixed by inet_gro_complete()
+ * @nhoff: offset of the inner IPv4 header from skb->data
+ *
+ * Context: softirq (NAPI).
+ * Return: 0, or what the kernel's own callback returns for a packet tungro did not build.
+ */
 int tungro_ipip_gro_complete(struct sk_buff *skb, int nhoff)
 {
 	return tungro_gro_complete(skb, nhoff, &tungro_slot_ipip, htons(ETH_P_IP));
 }
 
+/**
+ * tungro_sit_gro_complete() - gro_complete of tungro's SIT offload
+ * @skb: a held GRO packet of 2+ segments, its outer IPv4 header fixed by inet_gro_complete()
+ * @nhoff: offset of the inner IPv6 header from skb->data
+ *
+ * Context: softirq (NAPI).
+ * Return: 0, or what the kernel's own callback returns for a packet tungro did not build.
+ */
 int tungro_sit_gro_complete(struct sk_buff *skb, int nhoff)
 {
 	return tungro_gro_complete(skb, nhoff, &tungro_slot_sit, htons(ETH_P_IPV6));

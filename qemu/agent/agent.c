@@ -261,6 +261,7 @@ static void test(void)
 		return;
 	test_tungro_stream(ipip, bytes);
 	test_tungro_stream(sit, bytes);
+	trace_checks(bytes);
 	rc = mod_unload();
 	check("rmmod", rc == 0 && !mod_loaded(), "delete_module: %s; /sys/module/tungro %s", rc ? strerror(-rc) : "ok",
 	      mod_loaded() ? "still there" : "gone");

@@ -180,6 +180,11 @@ void peer_suite(const char *engine, const unsigned char mac_rx[6], const unsigne
 /* ---- engine.c ---- */
 void engine_checks(uint64_t bytes);   /* tungro's engine path on eth0 vs the kernel's GRO; records failures */
 
+/* ---- trace.c ---- */
+/* tungro's tracepoints through tracefs during an IPIP stream (offload) and a plain one on attached eth0 (engine),
+ * against debugfs; tungro loaded, nothing attached. Skipped, saying so, on kernels without event tracing (m68k). */
+void trace_checks(uint64_t bytes);
+
 /* ---- conform.c ---- */
 void conform(void);        /* wire conformance, kernel engine then tungro; records failures */
 

@@ -10,7 +10,8 @@
 #   make demo             x86_64 QEMU demo: kernel GRO vs tungro on plain TCP, IPIP and SIT streams
 #   make test             host unit tests (ASan/UBSan), lint, module + build checks, QEMU x86_64 guest checks
 #   make host-test        only the host unit tests of the C++ core
-#   make lint             checkpatch --strict, pr_fmt, sparse (make C=2) on the kernel C; clang-tidy on the core
+#   make lint             checkpatch --strict, pr_fmt, sparse (make C=2), kernel-doc on the kernel C; clang-tidy on
+#                         the core
 #   make test-debug       KUnit + guest checks on a KASAN/kmemleak x86_64 kernel (KUnit part in make test)
 #   make test-full        make test + the KASAN guest checks + 5 minutes of fuzzing (by hand)
 #   make kunit            only the KUnit suites in QEMU for ARCH (parsed with the kernel's kunit.py parse)

@@ -31,7 +31,7 @@ struct trace_counts {
 	uint64_t lists, pkts, segs;
 	uint64_t in_buffer, written;
 	int header_seen;
-	char sample[2][200];     /* the first tungro_flush and tungro_deliver lines, for the log */
+	char sample[3][200];     /* the first tungro_flush line of each layer and tungro_deliver line, for the log */
 };
 
 static void bump(struct stats *s, const char *key, uint64_t n)
@@ -90,10 +90,10 @@ static int trace_read(struct trace_counts *t)
 			int engine = layer && !strcmp(layer, "engine");
 			snprintf(key, sizeof(key), "flush_%s", v);
 			bump(&t->flush[engine], key, 1);
-			keep_sample(t->sample[0], sizeof(t->sample[0]), line);
+			keep_sample(t->sample[engine], sizeof(t->sample[0]), line);
 		} else if (strstr(line, " tungro_deliver: ")) {
 			t->lists++;
-			keep_sample(t->sample[1], sizeof(t->sample[1]), line);
+			keep_sample(t->sample[2], sizeof(t->sample[2]), line);
 			if (field(line, "pkts", v, sizeof(v)))
 				t->pkts += strtoull(v, NULL, 10);
 			if (field(line, "segs", v, sizeof(v)))
@@ -229,8 +229,8 @@ static void trace_engine(uint64_t bytes)
 	      t.pkts, pkts, t.segs, segs, t.flush[0].n, lost);
 	out("TRACE layer=engine arch=%s kernel=%s debugfs_reasons=%" PRIu64 " %s lists=%" PRIu64 "/%" PRIu64,
 	    uname_machine(), uname_release(), n, msg, lists, t.lists);
-	out("# trace sample: %s", t.sample[0]);
 	out("# trace sample: %s", t.sample[1]);
+	out("# trace sample: %s", t.sample[2]);
 }
 
 void trace_checks(uint64_t bytes)

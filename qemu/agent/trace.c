@@ -106,14 +106,12 @@ static int trace_read(struct trace_counts *t)
 	return 0;
 }
 
-/* Events of tungro on or off, the trace emptied before. */
+/* Events of tungro on (the trace emptied first) or off. */
 static int trace_set(int on)
 {
 	int rc = 0;
 	if (on) {
 		rc = write_file(TRACEFS "/tracing_on", "0");
-		/* 2 MiB per CPU: the engine stream's events with room to spare (each event is < 100 bytes) */
-		rc = rc ? rc : write_file(TRACEFS "/buffer_size_kb", "2048");
 		rc = rc ? rc : write_file(TRACEFS "/trace", "");   /* opened for writing: emptied */
 		rc = rc ? rc : write_file(TRACE_EVENTS "/enable", "1");
 		rc = rc ? rc : write_file(TRACEFS "/tracing_on", "1");
@@ -252,6 +250,18 @@ void trace_checks(uint64_t bytes)
 		      mod_loaded() ? "loaded" : "not loaded", TRACE_EVENTS, "missing");
 		return;
 	}
+	/* 2 MiB per CPU for the runs: a stream's events with room to spare (each is < 100 bytes); the kernel's size,
+	 * and an empty trace, given back after */
+	char size[32] = "";
+	read_file(TRACEFS "/buffer_size_kb", size, sizeof(size));
+	size[strcspn(size, " \n")] = 0;
+	if (write_file(TRACEFS "/buffer_size_kb", "2048")) {
+		check("trace_buffer", 0, "%s/buffer_size_kb: cannot set 2048", TRACEFS);
+		return;
+	}
 	trace_offload(bytes);
 	trace_engine(bytes);
+	write_file(TRACEFS "/trace", "");
+	if (size[0])
+		write_file(TRACEFS "/buffer_size_kb", size);
 }

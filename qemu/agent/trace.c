@@ -252,9 +252,13 @@ void trace_checks(uint64_t bytes)
 	}
 	/* 2 MiB per CPU for the runs: a stream's events with room to spare (each is < 100 bytes); the kernel's size,
 	 * and an empty trace, given back after */
-	char size[32] = "";
+	char size[64] = "", *p;
 	read_file(TRACEFS "/buffer_size_kb", size, sizeof(size));
-	size[strcspn(size, " \n")] = 0;
+	/* "7 (expanded: 1408)" before tracing was first used: 1408 is the size the kernel would use */
+	p = strstr(size, "expanded: ");
+	p = p ? p + strlen("expanded: ") : size;
+	memmove(size, p, strlen(p) + 1);
+	size[strcspn(size, " )\n")] = 0;
 	if (write_file(TRACEFS "/buffer_size_kb", "2048")) {
 		check("trace_buffer", 0, "%s/buffer_size_kb: cannot set 2048", TRACEFS);
 		return;

@@ -34,7 +34,8 @@ vermagic=$(modinfo -F vermagic "$ko")
 [ "${vermagic%% *}" = "$release" ] || die "dkms build: vermagic '$vermagic' is not $release"
 # The C++ core is linked in (dkms cleans its build directory, so the per-object checks of `make` are not
 # repeated here: it is the same Kbuild).
-nm "$ko" | grep -q ' T tgc_engine_receive$' || die "dkms build: $ko has no C++ core (tgc_engine_receive)"
+# (grep reads all of nm's output: with pipefail, an early grep -q exit would fail nm with SIGPIPE.)
+nm "$ko" | grep -c ' T tgc_engine_receive$' >/dev/null || die "dkms build: $ko has no C++ core (tgc_engine_receive)"
 
 # BUILD_EXCLUSIVE_KERNEL: an unsupported release is refused before any compiler runs (dkms exit 77).
 rc=0

@@ -182,7 +182,8 @@ void engine_checks(uint64_t bytes);   /* tungro's engine path on eth0 vs the ker
 
 /* ---- trace.c ---- */
 /* tungro's tracepoints through tracefs during an IPIP stream (offload) and a plain one on attached eth0 (engine),
- * against debugfs; tungro loaded, nothing attached. Skipped, saying so, on m68k (no event tracing there). */
+ * against debugfs; loads tungro (nothing attached) and unloads it after. Skipped, saying so, on m68k (no event
+ * tracing there). */
 void trace_checks(uint64_t bytes);
 
 /* ---- conform.c ---- */

@@ -244,10 +244,15 @@ void trace_checks(uint64_t bytes)
 			check("trace_tracefs", 0, "mount tracefs on %s: %s", TRACEFS, strerror(errno));
 		return;
 	}
-	if (!mod_loaded() || stat(TRACE_EVENTS "/tungro_flush", &st) < 0 ||
+	int rc = mod_loaded() ? 0 : mod_load();
+	if (rc) {
+		check("trace_events", 0, "insmod: %s", strerror(-rc));
+		return;
+	}
+	if (stat(TRACE_EVENTS "/tungro_flush", &st) < 0 ||
 	    stat(TRACE_EVENTS "/tungro_deliver", &st) < 0) {
-		check("trace_events", 0, "tungro %s; %s/tungro_flush and tungro_deliver %s",
-		      mod_loaded() ? "loaded" : "not loaded", TRACE_EVENTS, "missing");
+		check("trace_events", 0, "%s/tungro_flush and tungro_deliver missing", TRACE_EVENTS);
+		mod_unload();
 		return;
 	}
 	/* 2 MiB per CPU for the runs: a stream's events with room to spare (each is < 100 bytes); the kernel's size,
@@ -261,6 +266,7 @@ void trace_checks(uint64_t bytes)
 	size[strcspn(size, " )\n")] = 0;
 	if (write_file(TRACEFS "/buffer_size_kb", "2048")) {
 		check("trace_buffer", 0, "%s/buffer_size_kb: cannot set 2048", TRACEFS);
+		mod_unload();
 		return;
 	}
 	trace_offload(bytes);
@@ -268,4 +274,7 @@ void trace_checks(uint64_t bytes)
 	write_file(TRACEFS "/trace", "");
 	if (size[0])
 		write_file(TRACEFS "/buffer_size_kb", size);
+	rc = mod_unload();
+	check("trace_rmmod", rc == 0 && !mod_loaded(), "delete_module after the trace checks: %s",
+	      rc ? strerror(-rc) : "ok");
 }

@@ -3,12 +3,16 @@
 #   make                  build tungro.ko for the running kernel (/lib/modules/$(uname -r)/build) or KDIR=, with
 #                         build checks; never installs packages or builds a kernel
 #   make install          modules_install + depmod for that kernel
+#   make dkms-install     tungro under DKMS for the running kernel (DKMS_KERNEL=<release>), rebuilt for each new kernel
+#   make dkms-remove      every tungro version out of DKMS
+#   make dkms-test        dkms build against Debian's 6.12 headers in a private dkms tree (part of make test)
 #   make module-test      tungro.ko (and tungro_kunit.ko) for the cached test kernel of ARCH, building it if needed
 #   make demo             x86_64 QEMU demo: kernel GRO, tungro offloads and engine on streams, 200 connections, trains
 #   make test             host unit tests (ASan/UBSan), lint, module + build checks, QEMU x86_64 guest checks
 #                         (test kernel, Debian's 6.12 and 6.1), m68k
 #   make host-test        only the host unit tests of the C++ core
-#   make lint             checkpatch --strict, pr_fmt, sparse (make C=2) on the kernel C; clang-tidy on the core
+#   make lint             checkpatch --strict, pr_fmt, sparse (make C=2), kernel-doc on the kernel C; clang-tidy on
+#                         the core
 #   make test-debug       KUnit + guest checks on a KASAN/kmemleak x86_64 kernel (KUnit part in make test)
 #   make test-full        make test + the KASAN guest checks + 5 minutes of fuzzing (by hand)
 #   make kunit            only the KUnit suites in QEMU for ARCH (parsed with the kernel's kunit.py parse)
@@ -61,7 +65,7 @@ endif
 RUNNING_KDIR := /lib/modules/$(shell uname -r)/build
 BUILD_KDIR = $(or $(KDIR),$(RUNNING_KDIR))
 
-.PHONY: all module module-test install setup kernel host-test lint guest-demo guest-test demo test cross-check kunit \
+.PHONY: all module module-test install dkms-install dkms-remove dkms-test setup kernel host-test lint guest-demo guest-test demo test cross-check kunit \
 	bench conform guest-conform test-debug test-full clean
 
 all: module
@@ -92,8 +96,18 @@ endif
 install: module
 	@$(TOP)/scripts/check-kdir.sh "$(BUILD_KDIR)" "$(if $(KDIR),KDIR,running)"
 	@$(MAKE) -s -C "$(BUILD_KDIR)" M=$(TOP) ARCH=$(KARCH) modules_install
-	@rel=$$($(MAKE) -s -C "$(BUILD_KDIR)" kernelrelease) && depmod -a "$$rel" && \
+	@rel=$$($(MAKE) -s -C "$(BUILD_KDIR)" kernelrelease) && depmod $(if $(INSTALL_MOD_PATH),-b "$(INSTALL_MOD_PATH)") -a "$$rel" && \
 		echo "[tungro] installed for $$rel: modprobe tungro"
+
+# DKMS (dkms.conf): sources to /usr/src/tungro-<version from git>, dkms add + build + install.
+dkms-install:
+	@$(TOP)/scripts/dkms.sh install $(DKMS_KERNEL)
+
+dkms-remove:
+	@$(TOP)/scripts/dkms.sh remove
+
+dkms-test: setup
+	@$(TOP)/scripts/dkms-test.sh
 
 # The cached test kernel of ARCH (built on first use): what make test and the QEMU runs use.
 module-test: setup
@@ -137,7 +151,7 @@ kunit: setup
 
 # The CI gate. KUnit runs on the KASAN + kmemleak kernel too; the guest checks on it (7 minutes under KASAN) are in
 # make test-debug and make test-full.
-test: host-test lint module-test cross-check
+test: host-test lint module-test dkms-test cross-check
 	@$(TOP)/scripts/kunit.sh x86_64
 	@$(TOP)/scripts/kunit.sh m68k
 	@TUNGRO_VARIANT=debug $(TOP)/scripts/kunit.sh x86_64

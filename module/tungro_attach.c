@@ -36,17 +36,20 @@
 
 static char *attach;
 module_param(attach, charp, 0444);
-MODULE_PARM_DESC(attach, "virtio-net devices to attach at load: attach=eth1,eth2");
+MODULE_PARM_DESC(attach,
+		 "virtio-net devices of the initial network namespace to attach to the engine at load, comma-separated: attach=eth1,eth2 (default: none; one refused device refuses the load)");
 static unsigned int buckets = TGC_ENGINE_BUCKETS;
 module_param(buckets, uint, 0444);
-MODULE_PARM_DESC(buckets, "engine buckets per receive queue (a power of two, 1..256, default 8)");
+MODULE_PARM_DESC(buckets,
+		 "engine hash buckets per receive queue of an attached device: a power of two, 1..256 (default 8)");
 static unsigned int flows = TGC_ENGINE_FLOWS;
 module_param(flows, uint, 0444);
-MODULE_PARM_DESC(flows, "held flows per engine bucket (1..256, default 8)");
+MODULE_PARM_DESC(flows,
+		 "held flows (GRO packets) per engine bucket, 1..256 (default 8); each queue holds up to buckets x flows");
 static bool kernel_hash;
 module_param(kernel_hash, bool, 0444);
 MODULE_PARM_DESC(kernel_hash,
-		 "1: bucket by skb->hash as 6.12's GRO does (0 from virtio-net); 0: tungro's flow hash");
+		 "engine bucket from skb->hash as 6.12's GRO does (virtio-net without hash reports gives 0: one bucket) instead of tungro's flow hash: 0 or 1 (default 0)");
 
 /* How long a detach waits for the queues to drain before it unhooks anyway. */
 #define TUNGRO_DRAIN_MS 1000

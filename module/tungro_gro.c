@@ -19,6 +19,7 @@
 
 #include "tungro.h"
 #include "tungro_cb.h"
+#include "tungro_trace.h"
 
 /*
  * The segment's headers from GRO offset @off (its outer network header) up to the first TCP payload
@@ -320,6 +321,36 @@ static const struct tgc_rx_ops tungro_rx_ops = {
 	.append = tungro_rx_append,
 };
 
+/**
+ * tungro_seg_hash() - tungro's flow hash of a segment, for the tungro_flush tracepoint
+ * @seg: the segment; @seg->hdr may be NULL (nothing was read of it)
+ *
+ * Parses the headers again: call it only while the tracepoint is enabled.
+ *
+ * Return: tgc_flow_hash() of the segment's flow (also of a segment tgc_parse() refuses when
+ * tgc_flow_of() locates its flow), or 0 when the headers locate no flow.
+ */
+u32 tungro_seg_hash(const struct tgc_seg *seg)
+{
+	struct tgc_pkt pkt;
+
+	if (!seg->hdr)
+		return 0;
+	if (tgc_parse(seg->hdr, seg->hdr_len, seg->pkt_len, seg->encap, &pkt) == TGC_R_NONE ||
+	    tgc_flow_of(seg->hdr, seg->hdr_len, seg->encap, &pkt))
+		return tgc_flow_hash(&pkt, seg->hdr);
+	return 0;
+}
+
+/* Counts @reason for the offload layer's debugfs stats and traces it (tungro_flush). */
+static void tungro_offload_reason(unsigned int reason, const struct tgc_seg *seg, bool ends)
+{
+	tungro_count_reason(reason);
+	if (reason && trace_tungro_flush_enabled())
+		trace_tungro_flush(reason, TUNGRO_LAYER_OFFLOAD, seg->encap, tungro_seg_hash(seg),
+				   seg->gso_segs ? seg->gso_segs : 1, seg->pkt_len, ends);
+}
+
 /*
  * gro_receive for IPIP and SIT, called by inet_gro_receive() (outer IPv4 checked and pulled, flush
  * set on an outer length or flag mismatch) or by fou/gue_gro_receive() (the outer header is the UDP
@@ -334,7 +365,7 @@ static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff
 	struct tungro_rx rx = {
 		.head = head, .skb = skb, .outer_off = tungro_gro_outer_nhoff(skb),
 	};
-	struct tgc_seg seg = { .encap = encap };
+	struct tgc_seg seg = { .encap = encap, .pkt_len = skb->len - rx.outer_off };
 	struct sk_buff *match = NULL;
 	struct tgc_rx_result r;
 	unsigned int reason;
@@ -366,7 +397,6 @@ static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff
 		goto pass;
 	}
 	seg.hdr = rx.hdr;
-	seg.pkt_len = skb->len - rx.outer_off;
 	/* inet_gro_receive() set flush (outer length or flags): nothing merges, and a segment the
 	 * core refuses still completes its flow's held packet first, as the kernel's TCP GRO finds
 	 * the flow then.
@@ -400,8 +430,8 @@ static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff
 		goto pass;
 	}
 	if (r.foreign)
-		tungro_count_reason(TGC_R_FOREIGN);
-	tungro_count_reason(r.v.reason);
+		tungro_offload_reason(TGC_R_FOREIGN, &seg, true);
+	tungro_offload_reason(r.v.reason, &seg, r.v.flush_held && match);
 
 	switch (r.v.action) {
 	case TGC_MERGE:
@@ -425,22 +455,38 @@ static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff
 	return r.v.flush_held ? match : NULL;
 
 pass:
-	tungro_count_reason(reason);
+	tungro_offload_reason(reason, &seg, match);
 	tungro_count(TUNGRO_S_PASSED, 1);
 	NAPI_GRO_CB(skb)->flush = 1;
 	return match;
 
 delegate:
-	tungro_count_reason(reason);
+	tungro_offload_reason(reason, &seg, false);
 	tungro_count(TUNGRO_S_DELEGATED, 1);
 	return tungro_orig(slot)->callbacks.gro_receive(head, skb);
 }
 
+/**
+ * tungro_ipip_gro_receive() - gro_receive of tungro's IPIP offload (inet_offloads[IPPROTO_IPIP])
+ * @head: the GRO list of the segment's bucket
+ * @skb: the segment, its GRO offset past the outer IPv4 header
+ *
+ * Context: softirq (NAPI), called by inet_gro_receive() or fou/gue_gro_receive().
+ * Return: the held packet to complete now, or NULL (see tungro_gro_receive()).
+ */
 struct sk_buff *tungro_ipip_gro_receive(struct list_head *head, struct sk_buff *skb)
 {
 	return tungro_gro_receive(head, skb, &tungro_slot_ipip, TGC_ENCAP_IPIP);
 }
 
+/**
+ * tungro_sit_gro_receive() - gro_receive of tungro's SIT offload (inet_offloads[IPPROTO_IPV6])
+ * @head: the GRO list of the segment's bucket
+ * @skb: the segment, its GRO offset past the outer IPv4 header
+ *
+ * Context: softirq (NAPI), called by inet_gro_receive() or fou/gue_gro_receive().
+ * Return: the held packet to complete now, or NULL (see tungro_gro_receive()).
+ */
 struct sk_buff *tungro_sit_gro_receive(struct list_head *head, struct sk_buff *skb)
 {
 	return tungro_gro_receive(head, skb, &tungro_slot_sit, TGC_ENCAP_SIT);
@@ -513,11 +559,27 @@ static int tungro_gro_complete(struct sk_buff *skb, int nhoff, struct tungro_slo
 	return 0;
 }
 
+/**
+ * tungro_ipip_gro_complete() - gro_complete of tungro's IPIP offload
+ * @skb: a held GRO packet of 2+ segments, its outer IPv4 header fixed by inet_gro_complete()
+ * @nhoff: offset of the inner IPv4 header from skb->data
+ *
+ * Context: softirq (NAPI).
+ * Return: 0, or what the kernel's own callback returns for a packet tungro did not build.
+ */
 int tungro_ipip_gro_complete(struct sk_buff *skb, int nhoff)
 {
 	return tungro_gro_complete(skb, nhoff, &tungro_slot_ipip, htons(ETH_P_IP));
 }
 
+/**
+ * tungro_sit_gro_complete() - gro_complete of tungro's SIT offload
+ * @skb: a held GRO packet of 2+ segments, its outer IPv4 header fixed by inet_gro_complete()
+ * @nhoff: offset of the inner IPv6 header from skb->data
+ *
+ * Context: softirq (NAPI).
+ * Return: 0, or what the kernel's own callback returns for a packet tungro did not build.
+ */
 int tungro_sit_gro_complete(struct sk_buff *skb, int nhoff)
 {
 	return tungro_gro_complete(skb, nhoff, &tungro_slot_sit, htons(ETH_P_IPV6));

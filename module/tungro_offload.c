@@ -143,6 +143,15 @@ static void tungro_swap_out(struct tungro_slot *s)
 	s->installed = false;
 }
 
+/**
+ * tungro_offloads_install() - publish tungro's IPIP and SIT offloads, saving the kernel's
+ *
+ * Refuses a slot that does not hold the kernel's own built-in offload (another module's is
+ * there: stacking on it would leave one of the two calling freed code).
+ *
+ * Context: process context, sleeps (synchronize_net(), then until jiffies pass the install).
+ * Return: 0, -ENOENT (a slot is empty) or -EBUSY (another module's offload), with a message.
+ */
 int tungro_offloads_install(void)
 {
 	int err;
@@ -169,6 +178,14 @@ int tungro_offloads_install(void)
 	return 0;
 }
 
+/**
+ * tungro_offloads_remove() - give the IPIP and SIT slots back to the kernel's offloads
+ *
+ * Waits, logging every 10 s, while another module's offload is stacked on tungro's, until that
+ * module puts tungro's back.
+ *
+ * Context: process context, sleeps (synchronize_net()).
+ */
 void tungro_offloads_remove(void)
 {
 	tungro_swap_out(&tungro_slot_sit);

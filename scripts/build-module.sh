@@ -20,6 +20,8 @@ if ! make -C "$kdir" M="$dest" ARCH="$(karch_of "$arch")" CROSS_COMPILE="$cross"
 fi
 ! grep -q "valid for C/ObjC but not for C++" "$logf" || die "a kernel C-only flag reached g++ ($arch)"
 "$here/scripts/check-cxx-objects.sh" "${cross}nm" "${cross}objdump" --root "$dest" >&2
+# modinfo describes every parameter (KUnit and fixture modules too, where built).
+"$here/scripts/check-modinfo.sh" "$dest"/*.ko >&2
 
 # The kernel refuses a module whose vermagic names another release. UTS_RELEASE is what vermagic and
 # uname say (Debian's 6.1 headers carry the upstream version, 6.1.<n>, in include/config/kernel.release).

@@ -160,3 +160,13 @@ guest_modules() {
     done <<<"$plan"
   done
 }
+
+# dkms_stage TOP SOURCETREE: a DKMS source directory SOURCETREE/tungro-<version> (the module sources and
+# dkms.conf with its version filled in, from scripts/version.sh); prints the version.
+dkms_stage() {
+  local top=$1 tree=$2 version
+  version=$("$top/scripts/version.sh")
+  copy_module_sources "$top" "$tree/tungro-$version"
+  sed "s/@VERSION@/$version/" "$top/dkms.conf" >"$tree/tungro-$version/dkms.conf"
+  echo "$version"
+}

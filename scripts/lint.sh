@@ -6,7 +6,10 @@
 #  3. sparse through Kbuild (make C=2 CHECK=sparse) against the cached x86_64 test kernel, whose KUnit makes
 #     the suites part of the build, and against Debian's 6.1 (module/compat/'s backports), each in a copy of
 #     the sources (build/lint/NAME), as scripts/build-module.sh does;
-#  4. clang-tidy-14 on cxxcore/src/*.cpp with cxxcore/.clang-tidy, compiled as the host build compiles them.
+#  4. clang-tidy-14 on cxxcore/src/*.cpp with cxxcore/.clang-tidy, compiled as the host build compiles them;
+#  5. kernel-doc: the kernel's scripts/kernel-doc -none -Wall on the kernel C (malformed comments, missing
+#     parameters or Return:), and every non-static function of the glue (module/*.c) carries a kernel-doc
+#     comment naming it.
 # Every tool runs; each prints what it found and one summary line. Exits non-zero if any tool found anything.
 # usage: scripts/lint.sh
 set -euo pipefail
@@ -142,6 +145,31 @@ ntidy=$(grep -c . <<<"$tfind" || true)
 [ -z "$tfind" ] || show <<<"$tfind"
 summary+=("clang-tidy: ${#cxx[@]} files, $ntidy warnings")
 [ "$ntidy" -eq 0 ] || failed+=(clang-tidy)
+
+# --- 5. kernel-doc -----------------------------------------------------------------------------------------
+kdoc="$src/scripts/kernel-doc"
+[ -f "$kdoc" ] || die "no scripts/kernel-doc in $src"
+log "lint: kernel-doc -none -Wall on ${#cfiles[@]} files, kernel-doc on every non-static function of module/"
+kres=$(perl "$kdoc" -none -Wall "${cfiles[@]}" 2>&1 || true)
+# A function definition at column 0 that is not static must follow right after a /** comment whose first line
+# is " * NAME() - ...".
+undoc=$(awk '
+  FNR == 1 { indoc = 0; last = ""; lastline = 0 }
+  /^\/\*\*/ { indoc = 1; docname = ""; next }
+  indoc && docname == "" && /^ \* [A-Za-z_0-9]+\(\) -/ {
+    match($0, /[A-Za-z_0-9]+\(\)/); docname = substr($0, RSTART, RLENGTH - 2) }
+  indoc && /\*\// { indoc = 0; last = docname; lastline = FNR; next }
+  /^[a-z_][a-z0-9_ *]*[ *][a-z_0-9]+\(/ && !/^(static|typedef)/ && !/;[[:space:]]*$/ {
+    match($0, /[a-z_0-9]+\(/); name = substr($0, RSTART, RLENGTH - 1)
+    if (!(last == name && lastline == FNR - 1))
+      print FILENAME ":" FNR ": " name "() is not static and has no kernel-doc comment" }
+  ' module/*.c)
+nkdoc=$(grep -c . <<<"$kres" || true)
+nundoc=$(grep -c . <<<"$undoc" || true)
+[ -z "$kres" ] || show <<<"$kres"
+[ -z "$undoc" ] || echo "$undoc"
+summary+=("kernel-doc: ${#cfiles[@]} files, $nkdoc warnings, $nundoc non-static functions without kernel-doc")
+[ $((nkdoc + nundoc)) -eq 0 ] || failed+=(kernel-doc)
 
 printf '%s\n' "${summary[@]}"
 log "lint: done in $((SECONDS - start)) s"

@@ -10,6 +10,8 @@ PKGS=(
   linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod rsync python3
   # pahole: Debian's kernel (scripts/debian-kernel.sh) has BTF for modules, made at tungro.ko's final link
   dwarves
+  # make dkms-install, and make test's dkms build against Debian's 6.12 headers (scripts/dkms-test.sh)
+  dkms
   # emulators: x86_64 now, m68k for the cross-arch work
   qemu-system-x86 qemu-system-misc
   # cross toolchains: m68k runtime, and the cross-arch build matrix (make cross-check)

@@ -207,8 +207,11 @@ static void test(void)
 	engine_unbind(bytes);
 	/* K01: FOU and GUE carrying IPIP and SIT, tungro against the kernel */
 	k01_fou_gue(opt_mib);
-	/* K07 last: a tungro whose exit does not wait leaves the stacker in the IPIP slot */
+	/* K07: a tungro whose exit does not wait leaves the stacker in the IPIP slot */
 	k07_stacked_hooks();
+	/* tracepoints last: the ring buffer it fills is reset at every rmmod of a module with events (6.12's
+	 * trace_module_remove_events), a cost the load/unload cycles above should not carry */
+	trace_checks(bytes);
 }
 
 int main(void)

@@ -285,6 +285,12 @@ double wilcoxon_p_below(const double *d, int n);
 /* Mean of x[0..n-1] and the half-width of its two-sided 95% Student t interval (0 when n < 2). */
 void mean_ci95(const double *x, int n, double *mean, double *half);
 
+/* ---- trace.c ---- */
+/* tungro's tracepoints through tracefs during an IPIP stream (offload) and a plain one on attached eth0 (engine),
+ * against debugfs; loads tungro (nothing attached) and unloads it after. Skipped, saying so, on m68k (no event
+ * tracing there). */
+void trace_checks(uint64_t bytes);
+
 /* ---- conform.c ---- */
 void conform(void);        /* wire conformance, kernel engine then tungro; records failures */
 

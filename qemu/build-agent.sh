@@ -13,4 +13,4 @@ esac
 command -v "$cc" >/dev/null || die "compiler '$cc' for $arch not found"
 src=$(cd "$(dirname "$0")/agent" && pwd)
 mkdir -p "$(dirname "$out")"
-"$cc" -static -O2 -Wall -Wextra -Werror -pthread -o "$out" "$src"/*.c
+"$cc" -static -O2 -Wall -Wextra -Werror -pthread -o "$out" "$src"/*.c -lm

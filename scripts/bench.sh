@@ -1,14 +1,40 @@
 #!/usr/bin/env bash
-# Per-segment cost of the C++ core against DPDK's librte_gro on the same packet trains (Google Benchmark),
-# built optimised without sanitizers. Numbers are wall-clock on a shared machine: compare within one run.
-# usage: scripts/bench.sh [extra Google Benchmark flags]
+# Per-segment cost of the C++ core's engine against DPDK's librte_gro on the same packet trains, built optimised
+# without sanitizers: outputs checked packet by packet (bench_gro --check), wall clock from Google Benchmark,
+# instructions from callgrind (stable on a shared machine), one table (scripts/bench-table.py).
+# usage: scripts/bench.sh [--check] [extra Google Benchmark flags]
+#   --check   build and compare the outputs only (what make host-test runs): no timing, no callgrind
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/scripts/lib.sh"
 out="$here/build/bench"
 mkdir -p "$out"
-log "bench: building (Release, DPDK $(pkg-config --modversion libdpdk 2>/dev/null || echo '?'))"
-cmake -S "$here/cxxcore" -B "$out" -DCMAKE_BUILD_TYPE=Release -DTUNGRO_SANITIZE=OFF -DTUNGRO_BENCH=ON >"$out.cmake.log" 2>&1 \
+log "bench: building (-O2 as the kernel builds the core, no sanitizers, DPDK $(pkg-config --modversion libdpdk 2>/dev/null || echo '?'))"
+cmake -S "$here/cxxcore" -B "$out" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTUNGRO_SANITIZE=OFF -DTUNGRO_BENCH=ON >"$out.cmake.log" 2>&1 \
   || { tail -20 "$out.cmake.log" >&2; die "bench: cmake failed"; }
 cmake --build "$out" -j"$(nproc)" --target bench_gro >"$out.build.log" 2>&1 || { tail -30 "$out.build.log" >&2; die "bench: build failed"; }
-"$out/bench_gro" --benchmark_min_time=1 --benchmark_counters_tabular=true "$@" 2>&1 | grep -v '^\*\*\*WARNING\*\*\* Library was built as DEBUG'
+
+log "bench: outputs, tungro vs DPDK librte_gro, packet by packet"
+"$out/bench_gro" --check || die "bench: an engine's GRO packets differ from the expected ones"
+if [ "${1:-}" = "--check" ]; then
+  exit 0
+fi
+
+log "bench: wall clock (Google Benchmark; a shared machine: compare within one run)"
+"$out/bench_gro" --benchmark_min_time=0.05 --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
+  --benchmark_out="$out/bench.json" --benchmark_out_format=json "$@" >"$out/bench.txt" 2>&1 \
+  || { cat "$out/bench.txt" >&2; die "bench: Google Benchmark failed"; }
+# Keep the medians of the repetitions for the table.
+python3 - "$out/bench.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["benchmarks"] = [dict(b, name=b["run_name"].replace("/manual_time", ""))
+                   for b in d["benchmarks"] if b.get("aggregate_name") == "median"]
+json.dump(d, open(sys.argv[1], "w"))
+PY
+
+log "bench: instructions (valgrind --tool=callgrind, 20 trains per scenario and engine)"
+rm -rf "$out/callgrind" && mkdir -p "$out/callgrind"
+valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file="$out/callgrind/cg.out.%p" \
+  "$out/bench_gro" --callgrind=20 >"$out/callgrind.log" 2>&1 || { tail -20 "$out/callgrind.log" >&2; die "bench: callgrind run failed"; }
+python3 "$here/scripts/bench-table.py" "$out/bench.json" "$out/callgrind"

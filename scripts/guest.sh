@@ -2,9 +2,9 @@
 # Runs the guest agent in QEMU on a tungro test kernel with tungro.ko in its initramfs.
 # usage: scripts/guest.sh ARCH MODE MIB
 #   MODE  demo (kernel GRO vs tungro table) | test (guest checks of make test) | conform (wire conformance)
-#   MIB   MiB per TCP stream (0: the mode's default)
-# TUNGRO_KERNEL=debian boots Debian's own amd64 kernel instead (x86_64; demo and test), with the modules
-# the agent needs in the initramfs; output in build/x86_64-debian/.
+#   MIB   MiB per TCP stream (0: the mode's default); demo: MiB per engine and stream scenario
+# TUNGRO_KERNEL=debian (6.12) or debian-6.1 boots Debian's own amd64 kernel instead (x86_64; demo and test),
+# with the modules the agent needs in the initramfs; output in build/x86_64-debian[-6.1]/.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/scripts/lib.sh"
@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 arch=$1 mode=$2 mib=$3
 case "$mode" in demo|test|conform) ;; *) die "unknown mode '$mode' (demo, test, conform)" ;; esac
 case "$mib" in ''|*[!0-9]*) die "MIB must be a whole number, got '$mib'" ;; esac
-if [ "$(tungro_kernel)" = debian ] && [ "$mode" = conform ]; then
+if [ "$(tungro_kernel)" != tungro ] && [ "$mode" = conform ]; then
   die "conform runs on the test kernels only (its peer suite is built from their source)"
 fi
 kdir=$(kernel_tree "$arch")
@@ -31,13 +31,27 @@ specs=$(guest_modules "$kdir" "$out/deps" virtio_pci virtio_net virtio_console a
 extra=()
 [ -z "$specs" ] || mapfile -t extra <<<"$specs"
 cmdline="tungro.mode=$mode tungro.mib=$mib"
+# The demo reports softirq time per wire segment only where the kernel measures IRQ time (not tick samples).
+if grep -qx 'CONFIG_IRQ_TIME_ACCOUNTING=y' "$kdir/.config" 2>/dev/null; then cmdline+=" tungro.irqtime=1"; fi
+# x86_64 guests read the host's TSC under TCG; their PIT calibration of it fails on a busy host, and the kernel then
+# keeps time with (lagging) jiffies and turns IRQ time accounting off. The demo gives the guest the host's rate.
+if [ "$mode" = demo ] && [ "$arch" = x86_64 ] && [ "$(uname -m)" = x86_64 ]; then
+  mkdir -p "$here/build"
+  if gcc -O2 -Wall -Wextra -Werror -o "$here/build/tsc-khz" "$here/qemu/tsc-khz.c" &&
+     khz=$("$here/build/tsc-khz"); then
+    # and its clocksource watchdog, jiffies, lags under load: it would mark the TSC unstable after all
+    cmdline+=" tsc_early_khz=$khz tsc=nowatchdog"
+  else
+    log "host TSC rate not measured: the guest calibrates its TSC itself"
+  fi
+fi
 if [ "$mode" = test ]; then
   # K07: the stacking test fixture, and tungro_kunit.ko as a second installer of tungro's offloads. Both are
   # built only where the kernel has KUnit (the test kernels); on Debian's kernel the agent says K07 is skipped.
   for m in tungro_stacker.ko tungro_kunit.ko; do
     if [ -f "$mods/$m" ]; then
       extra+=("$mods/$m")
-    elif [ "$(tungro_kernel)" != debian ]; then
+    elif [ "$(tungro_kernel)" = tungro ]; then
       die "$m was not built for $arch (CONFIG_KUNIT off in the test kernel?)"
     fi
   done
@@ -72,5 +86,13 @@ timeout_s=$(( 300 + mib * 20 ))
 [ "$mode" = test ] && timeout_s=$(( timeout_s + cycles * 2 ))
 log "guest $arch ($mode, $mib MiB per stream): booting $(basename "$kimg") with tungro.ko, timeout ${timeout_s}s"
 start=$SECONDS
-"$here/qemu/boot.sh" "$arch" "$kimg" "$out/initramfs.cpio" "$out" "$timeout_s" "$cmdline"
+rc=0
+"$here/qemu/boot.sh" "$arch" "$kimg" "$out/initramfs.cpio" "$out" "$timeout_s" "$cmdline" || rc=$?
+if [ "$mode" = demo ]; then
+  # the demo's table as text and as a chart, next to each other (the chart from the RESULT lines)
+  grep -v -e '^RESULT ' -e '^CHECK ' "$out/results.txt" >"$out/demo.txt" || true
+  "$here/scripts/demo-chart.sh" "$out/results.txt" "$out/demo.png" || log "demo chart not drawn (see above)"
+  log "demo table: $out/demo.txt, chart: $out/demo.png"
+fi
+[ "$rc" -eq 0 ] || exit "$rc"
 log "guest $arch ($mode): passed in $((SECONDS - start)) s"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the C++ core for the host with ASan + UBSan and runs its GoogleTest suite through CTest (unit tests, the
-# fuzz harnesses over their seed corpus, tungro-replay on ../shared/captures), then a bounded libFuzzer smoke run.
+# fuzz harness over its seed corpus, tungro-replay on ../shared/captures), the benchmark's output check, then a
+# bounded libFuzzer smoke run.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/scripts/lib.sh"
@@ -13,6 +14,10 @@ cmake --build "$out" -j"$(nproc)" >"$out.build.log" 2>&1 || { tail -40 "$out.bui
 log "host tests: running"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir "$out" --output-on-failure -j"$(nproc)"
+
+# The benchmark binary in its short mode (make bench's outputs check, no timing): tungro's engine and DPDK's
+# librte_gro give every train's expected GRO packets, packet by packet. Optimised build, no sanitizers.
+"$here/scripts/bench.sh" --check
 
 # libFuzzer smoke run of the core's three harnesses (scripts/fuzz.sh --smoke; make fuzz runs them long):
 # TUNGRO_FUZZ_SECONDS (default 21; 0 skips) bounds it; needs clang++-14 and its fuzzer runtime (libclang-rt-14-dev).

@@ -8,18 +8,45 @@
 namespace tungro {
 
 // Adds bytes[0..n) to a running sum as big-endian 16-bit words; an odd last byte is the high half of a word.
-// The sum is kept below 2^31 by folding, so any length is safe.
+// Four bytes at a time: a big-endian 32-bit word is hi * 2^16 + lo, and 2^16 is 1 modulo 0xffff, so summing 32-bit
+// words with end-around carry is the same one's-complement sum (RFC 1071 section 2(B)) in half the steps. The
+// result is folded to at most 17 bits, so callers may add a few more 16-bit quantities before csum_fold().
 static inline u32 csum_add_bytes(u32 sum, const u8 *p, u32 n)
 {
-	u32 i = 0;
-	for (; i + 1 < n; i += 2) {
-		sum += load16(p + i);
-		if (sum & 0x80000000u)
-			sum = (sum & 0xffff) + (sum >> 16);
+	u32 carry = 0, i = 0;
+	for (; i + 4 <= n; i += 4) {
+		const u32 w = load32(p + i);
+		sum += w;
+		carry += sum < w;
 	}
-	if (i < n)
-		sum += static_cast<u32>(p[i]) << 8;
-	return sum;
+	if (i + 2 <= n) {
+		const u32 w = load16(p + i);
+		sum += w;
+		carry += sum < w;
+		i += 2;
+	}
+	if (i < n) {
+		const u32 w = static_cast<u32>(p[i]) << 8;
+		sum += w;
+		carry += sum < w;
+	}
+	// sum + carry * 2^32 == sum + carry (mod 0xffff); carry < 2^30 for any n below 4 GiB.
+	sum = (sum & 0xffff) + (sum >> 16) + (carry & 0xffff) + (carry >> 16);
+	return (sum & 0xffff) + (sum >> 16);
+}
+
+// The one's-complement sum of a 20-byte IPv4 header (no options), folded to 16 bits: 0xffff when its checksum is
+// right. Every segment's header is checked (as inet_gro_receive does), so: five 32-bit words summed in 64 bits
+// (adds only: no libgcc helper on 32-bit arches), then the 2^32 and 2^16 parts folded back (both are 1 modulo
+// 0xffff, RFC 1071).
+static inline u16 ipv4_hdr_sum(const u8 *nh)
+{
+	const unsigned long long acc = static_cast<unsigned long long>(load32(nh)) + load32(nh + 4) + load32(nh + 8) +
+				       load32(nh + 12) + load32(nh + 16);
+	const u32 lo = static_cast<u32>(acc), hi = static_cast<u32>(acc >> 32); // hi <= 4
+	u32 sum = (lo & 0xffff) + (lo >> 16) + hi;
+	sum = (sum & 0xffff) + (sum >> 16);
+	return static_cast<u16>((sum & 0xffff) + (sum >> 16));
 }
 
 static inline u16 csum_fold(u32 sum)

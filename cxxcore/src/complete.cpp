@@ -10,7 +10,7 @@ extern "C" void tgc_fix_ipv4(u8 *iph, u16 len)
 {
 	store16(iph + ipv4::kTotLen, len);
 	store16(iph + ipv4::kCheck, 0);
-	store16(iph + ipv4::kCheck, static_cast<u16>(~csum_fold(csum_add_bytes(0, iph, ipv4::kMinLen))));
+	store16(iph + ipv4::kCheck, static_cast<u16>(~ipv4_hdr_sum(iph)));
 }
 
 extern "C" int tgc_complete(u8 *nh, u32 nh_len, u32 len, u8 id_state, unsigned int layer, tgc_completion *out)

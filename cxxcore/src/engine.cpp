@@ -4,6 +4,7 @@
 // hash and header comparison, hold new flows (a full bucket completes its oldest), complete at the end of a poll.
 #include "freestanding.hpp"
 #include "headers.hpp"
+#include "receive.hpp"
 
 using namespace tungro;
 
@@ -21,7 +22,7 @@ struct Flow {
 	u32 age;		// tgc_seg.time at hold
 	u32 total_len, payload_len;
 	u16 count, gso_size;
-	u8 id_state, tls, pad[2];
+	u8 id_state, tls, bucket, pad;	// bucket: its index (buckets <= 256)
 	tgc_pkt first;
 	u8 hdr[TGC_MAX_HDR_BYTES];
 };
@@ -32,6 +33,7 @@ struct tgc_engine {
 	const tgc_engine_ops *ops;
 	void *ctx;
 	Flow *flows;		// buckets * nflows slots, bucket b at flows[b * nflows]
+	Flow *last;		// the flow the previous segment found or started (a hint: checked like any slot)
 	u32 buckets, nflows, flags;
 	u32 serial;
 	tgc_engine_stats st;
@@ -46,19 +48,17 @@ struct Rx {
 	tgc_engine *e;
 	const tgc_seg *seg;
 	void *cookie;
+	u32 in;		// seg->in, with the engine's own outer flush bit
 	u32 hash, bucket;
 };
 
 bool older(u32 a, u32 b) { return static_cast<__INT32_TYPE__>(a - b) < 0; }
 
-u32 mix(u32 h, u32 v)
-{
-	h ^= v;
-	h *= 0x9e3779b1u;
-	return h ^ (h >> 16);
-}
+// One 32-bit word into the hash: a multiply per word (Fibonacci hashing), the high bits reach the low ones (the
+// bucket) in tgc_flow_hash's final avalanche.
+inline u32 mix(u32 h, u32 v) { return (h ^ v) * 0x9e3779b1u; }
 
-u32 mix_l3(u32 h, const u8 *nh)
+inline u32 mix_l3(u32 h, const u8 *nh)
 {
 	if (ip_version(nh) == 4)
 		return mix(mix(h, load32(nh + ipv4::kSaddr)), load32(nh + ipv4::kDaddr));
@@ -90,38 +90,56 @@ void complete(tgc_engine *e, Flow *f, u8 why)
 	e->ops->complete(e->ctx, held, &d);
 }
 
+// Whether held flow @f is @pkt's: the same layout, then tgc_same_flow on the key it keeps.
+bool is_flow_of(const Flow *f, const tgc_pkt *pkt, const u8 *hdr)
+{
+	return f->held && f->first.encap == pkt->encap && same_flow(pkt, hdr, f->hdr, f->first.payload_off);
+}
+
 void *rx_find(void *ctx, const tgc_pkt *pkt, const u8 *hdr, tgc_held *held)
 {
 	Rx *rx = static_cast<Rx *>(ctx);
 	tgc_engine *e = rx->e;
-	rx->hash = (e->flags & TGC_ENGINE_CALLER_HASH) ? rx->seg->hash : tgc_flow_hash(pkt, hdr);
-	// The low bits, as the kernel's dev_gro_receive picks its bucket: no division or 64-bit multiply in the core
-	// (32-bit ARM and m68k would call libgcc helpers the kernel may not have), so buckets is a power of two.
-	rx->bucket = rx->hash & (e->buckets - 1);
-	Flow *b = e->flows + static_cast<__SIZE_TYPE__>(rx->bucket) * e->nflows;
-	for (u32 i = 0; i < e->nflows; i++) {
-		Flow *f = &b[i];
-		if (!f->held || f->hash != rx->hash || f->first.encap != pkt->encap ||
-		    !tgc_same_flow(pkt, hdr, f->hdr, f->first.payload_off))
-			continue;
-		held->hdr = f->hdr;
-		held->hdr_len = f->first.payload_off;
-		held->total_len = f->total_len;
-		held->payload_len = f->payload_len;
-		held->count = f->count;
-		held->gso_size = f->gso_size;
-		held->id_state = f->id_state;
-		if (f->tls != ((rx->seg->in & TGC_IN_TLS_STATE) != 0))
-			held->flags |= TGC_HELD_DECRYPTED;
-		return f;
+	const bool caller_hash = e->flags & TGC_ENGINE_CALLER_HASH;
+	Flow *f = e->last;
+	// Segments come in runs of one flow: try the previous segment's flow before hashing. Same answer as the
+	// bucket walk: one flow has one held packet, and its hash (tungro's, of the fields same_flow compares, or the
+	// caller's, compared here) puts it in that bucket.
+	if (f && (!caller_hash || f->hash == rx->seg->hash) && is_flow_of(f, pkt, hdr)) {
+		rx->hash = f->hash;
+		rx->bucket = f->bucket;
+	} else {
+		rx->hash = caller_hash ? rx->seg->hash : tgc_flow_hash(pkt, hdr);
+		// The low bits, as the kernel's dev_gro_receive picks its bucket: no division or 64-bit multiply in the
+		// core (32-bit ARM and m68k would call libgcc helpers the kernel may not have), so buckets is a power of
+		// two.
+		rx->bucket = rx->hash & (e->buckets - 1);
+		Flow *b = e->flows + static_cast<__SIZE_TYPE__>(rx->bucket) * e->nflows;
+		for (f = b; f < b + e->nflows; f++)
+			if (f->hash == rx->hash && is_flow_of(f, pkt, hdr))
+				break;
+		if (f == b + e->nflows)
+			return nullptr;
+		e->last = f;
 	}
-	return nullptr;
+	held->hdr = f->hdr;
+	held->hdr_len = f->first.payload_off;
+	held->total_len = f->total_len;
+	held->payload_len = f->payload_len;
+	held->count = f->count;
+	held->gso_size = f->gso_size;
+	held->id_state = f->id_state;
+	if (f->tls != ((rx->in & TGC_IN_TLS_STATE) != 0))
+		held->flags |= TGC_HELD_DECRYPTED;
+	return f;
 }
 
 int rx_append(void *ctx, void *held, const tgc_rx_result *r)
 {
 	Rx *rx = static_cast<Rx *>(ctx);
 	Flow *f = static_cast<Flow *>(held);
+	if (!f) // tgc_decide merges only into a held packet; a guard for the analyzer, never taken
+		return -1;
 	tgc_merge m;
 	m.pkt = &r->pkt;
 	m.held_len = f->total_len;
@@ -141,7 +159,17 @@ int rx_append(void *ctx, void *held, const tgc_rx_result *r)
 	return 0;
 }
 
-constexpr tgc_rx_ops kRxOps = {nullptr, rx_find, rx_append};
+// The engine's side of the receive loop: its table, inlined into the loop (receive.hpp).
+class EngineOps {
+public:
+	explicit EngineOps(Rx *rx) : rx_(rx) {}
+	static u32 prepare(const tgc_pkt * /*pkt*/) { return 0; }
+	void *find(const tgc_pkt *pkt, const u8 *hdr, tgc_held *held) const { return rx_find(rx_, pkt, hdr, held); }
+	int append(void *held, const tgc_rx_result *r) const { return rx_append(rx_, held, r); }
+
+private:
+	Rx *rx_;
+};
 
 // A free slot of the bucket, after completing its oldest flow when there is none.
 Flow *slot_for(tgc_engine *e, u32 bucket)
@@ -169,10 +197,11 @@ void hold(tgc_engine *e, const Rx &rx, const tgc_pkt &pkt)
 	f->count = pkt.gso_size ? pkt.gso_segs : 1;
 	f->gso_size = static_cast<u16>(pkt.gso_size ? pkt.gso_size : pkt.payload_len);
 	f->id_state = 0;
-	f->tls = (rx.seg->in & TGC_IN_TLS_STATE) != 0;
+	f->tls = (rx.in & TGC_IN_TLS_STATE) != 0;
+	f->bucket = static_cast<u8>(rx.bucket);
+	e->last = f;
 	f->first = pkt;
-	for (u32 i = 0; i < pkt.payload_off; i++)
-		f->hdr[i] = rx.seg->hdr[i];
+	__builtin_memcpy(f->hdr, rx.seg->hdr, pkt.payload_off); // payload_off <= TGC_MAX_HDR_BYTES (tgc_parse)
 	if (++e->st.held_now > e->st.held_max)
 		e->st.held_max = e->st.held_now;
 }
@@ -196,7 +225,7 @@ void flush_bucket(tgc_engine *e, u32 bucket, bool all, u32 before)
 
 extern "C" u32 tgc_flow_hash(const tgc_pkt *pkt, const u8 *hdr)
 {
-	u32 h = mix(0x7475u, pkt->encap);
+	u32 h = 0x74750000u | pkt->encap;
 	h = mix_l3(h, hdr);
 	if (pkt->nlayers == 2)
 		h = mix_l3(h, hdr + pkt->inner_off);
@@ -230,24 +259,26 @@ extern "C" tgc_engine *tgc_engine_init(void *mem, u32 size, u32 buckets, u32 flo
 	e->nflows = flows;
 	e->flags = flags;
 	e->serial = 0;
+	e->last = nullptr;
 	e->st = tgc_engine_stats{};
 	for (u32 i = 0; i < buckets * flows; i++)
 		e->flows[i].held = nullptr;
 	return e;
 }
 
-extern "C" void tgc_engine_receive(tgc_engine *e, const tgc_seg *seg_arg, void *cookie, tgc_rx_result *r_out)
+extern "C" void tgc_engine_receive(tgc_engine *e, const tgc_seg *seg, void *cookie, tgc_rx_result *r_out)
 {
-	tgc_seg seg = *seg_arg;
+	u32 in = seg->in;
 	// The outer IPv4 GRO the engine stands in for (6.12's inet_gro_receive): a tunnel segment whose outer length
 	// is not the bytes present has its flush bit set before the tunnel's callback runs.
-	if (seg.encap != TGC_ENCAP_NONE && seg.hdr_len >= 4 && ip_version(seg.hdr) == 4 &&
-	    load16(seg.hdr + ipv4::kTotLen) != seg.pkt_len)
-		seg.in |= TGC_IN_OUTER_FLUSH;
+	if (seg->encap != TGC_ENCAP_NONE && seg->hdr_len >= 4 && ip_version(seg->hdr) == 4 &&
+	    load16(seg->hdr + ipv4::kTotLen) != seg->pkt_len)
+		in |= TGC_IN_OUTER_FLUSH;
 
-	Rx rx{e, &seg, cookie, 0, 0};
+	Rx rx{e, seg, cookie, in, 0, 0};
 	tgc_rx_result r;
-	tgc_receive(&seg, &kRxOps, &rx, &r);
+	EngineOps ops(&rx);
+	receive(seg, in, ops, &r);
 	e->st.segs++;
 	e->st.reasons[r.v.reason < TGC_R_COUNT ? r.v.reason : 0]++;
 	if (r.retried)
@@ -281,13 +312,13 @@ extern "C" void tgc_engine_receive(tgc_engine *e, const tgc_seg *seg_arg, void *
 
 extern "C" void tgc_engine_flush(tgc_engine *e)
 {
-	for (u32 b = 0; b < e->buckets; b++)
+	for (u32 b = 0; b < e->buckets && e->st.held_now; b++)
 		flush_bucket(e, b, true, 0);
 }
 
 extern "C" void tgc_engine_flush_before(tgc_engine *e, u32 time)
 {
-	for (u32 b = 0; b < e->buckets; b++)
+	for (u32 b = 0; b < e->buckets && e->st.held_now; b++)
 		flush_bucket(e, b, false, time);
 }
 

@@ -3,7 +3,8 @@
  * Command line (from /proc/cmdline):
  *   tungro.mode=demo|test|kunit|conform   what to run (default demo); conform: crafted frame trains (conform.c),
  *                           then the kernel's gro.c selftest as a peer suite (peer.c), per engine
- *   tungro.mib=N            MiB per stream (0 or absent: 32 for demo, 4 for test)
+ *   tungro.mib=N            MiB per stream (0 or absent: 32 for demo, 4 for test); demo: per engine and scenario
+ *   tungro.irqtime=1        the kernel has CONFIG_IRQ_TIME_ACCOUNTING (the demo reports softirq time per segment)
  *   tungro.cycles=N         test: insmod/rmmod cycles of tungro under traffic (K06; default 200)
  *   tungro.fuzz_trains=N    kunit: random trains of the skb-shape fuzzer (tungro_kunit.ko's fuzz_trains)
  *   tungro.deadline=S       give up S seconds after boot with a failure line (boot.sh sets it below its timeout)
@@ -29,6 +30,7 @@ static unsigned opt_mib;
 static unsigned opt_deadline = 3600;
 static unsigned opt_cycles = 200;
 unsigned opt_fuzz_trains; /* kunit mode: tungro_kunit.ko's fuzz_trains (0: its default) */
+static int opt_irqtime;
 
 static void mount_one(const char *src, const char *dir, const char *type)
 {
@@ -77,6 +79,8 @@ static void parse_cmdline(void)
 			if (*end || v < 1 || v > 10000000)
 				die("bad tungro.fuzz_trains '%s' (1..10000000)", tok + 19);
 			opt_fuzz_trains = (unsigned)v;
+		} else if (!strcmp(tok, "tungro.irqtime=1")) {
+			opt_irqtime = 1;
 		} else if (!strncmp(tok, "tungro.deadline=", 16)) {
 			char *end;
 			unsigned long v = strtoul(tok + 16, &end, 10);
@@ -137,95 +141,6 @@ static double tg_ratio(const struct stats *d)
 {
 	uint64_t held = stats_get(d, "held"), merged = stats_get(d, "merged"), passed = stats_get(d, "passed");
 	return held + passed ? (double)(held + merged + passed) / (double)(held + passed) : 0.0;
-}
-
-/* ---- demo: kernel GRO vs tungro for each scenario ---- */
-
-/* One stream per tunnel scenario, engines alternating in windows (run_stream_ab in stream.c). */
-#define DEMO_WINDOWS 8          /* per engine */
-#define DEMO_WINDOW_MIB 4
-
-static void demo(void)
-{
-	static const char *const engines[2] = { "kernel", "tungro" };
-	struct ab_counts rows[3][2];
-	int have[3] = { 0 };
-	uint64_t bytes = (uint64_t)opt_mib * MIB;
-
-	memset(rows, 0, sizeof(rows));
-	if (!mod_present())
-		die("demo needs %s in the initramfs", MODULE_PATH);
-	if (mod_loaded())
-		die("demo: tungro is loaded before the kernel runs");
-
-	/* plain TCP never reaches tungro: one stream, the kernel's GRO, as the reference row */
-	{
-		struct run_result r;
-		out("# plain: %u MiB stream, kernel GRO", opt_mib);
-		if (run_stream(&g_scenarios[0], "kernel", bytes, 1000, stream_timeout(bytes), NULL, &r)) {
-			fail("demo plain: %s", r.err);
-		} else {
-			print_result(&r);
-			rows[0][0].wire = r.wire_segs;
-			rows[0][0].gro = r.gro_pkts;
-			rows[0][0].bytes = r.bytes;
-			rows[0][0].usecs = r.usecs;
-			have[0] = 1;
-		}
-	}
-	for (int s = 1; s < 3; s++) {
-		const struct scenario *sc = &g_scenarios[s];
-		struct ab_counts eng[2];
-		struct run_result r;
-		char err[200];
-
-		out("# %s: one stream, %d windows of %d MiB per engine, engines alternating", sc->name, DEMO_WINDOWS,
-		    DEMO_WINDOW_MIB);
-		int done = run_stream_ab(sc, DEMO_WINDOWS, DEMO_WINDOW_MIB, bytes, 2000 + (uint64_t)s, eng, &r, err,
-					 sizeof(err));
-		int ok = r.ok && r.csum_ok;
-		if (!ok)
-			fail("demo %s: stream: %s", sc->name, r.err);
-		if (err[0])
-			fail("demo %s: %s", sc->name, err);
-		check(s == 1 ? "demo_ipip_bytes" : "demo_sit_bytes", ok && r.bytes == r.sent,
-		      "%" PRIu64 " bytes sent, %" PRIu64 " received, checksum %s", r.sent, r.bytes, r.csum_ok ? "ok" : "BAD");
-		if (done != 2 * DEMO_WINDOWS)
-			continue;
-		memcpy(rows[s], eng, sizeof(eng));
-		have[s] = 1;
-		for (int e = 0; e < 2; e++)
-			out("RESULT arch=%s kernel=%s scenario=%s engine=%s bytes=%" PRIu64 " usecs=%" PRIu64
-			    " wire_segs=%" PRIu64 " gro_pkts=%" PRIu64 " segs_per_gro=%.2f windows=%d csum=%s", uname_machine(),
-			    uname_release(), sc->name, engines[e], eng[e].bytes, eng[e].usecs, eng[e].wire, eng[e].gro,
-			    ab_segs_per_gro(&eng[e]), DEMO_WINDOWS,
-			    r.csum_ok ? "ok" : "BAD");
-		double k = ab_segs_per_gro(&eng[0]), t = ab_segs_per_gro(&eng[1]);
-		check(s == 1 ? "demo_ipip_gro" : "demo_sit_gro", t >= 0.95 * k && t > 4.0,
-		      "tungro %.2f segs/GRO vs kernel %.2f on the same connection (need >= 0.95x kernel and > 4)", t, k);
-	}
-
-	out("%s", "");
-	out("plain: one %u MiB stream; ipip, sit: one stream each, %d windows of %d MiB per engine, alternating:", opt_mib,
-	    DEMO_WINDOWS, DEMO_WINDOW_MIB);
-	out("%-6s %-7s %10s %12s %10s %9s %9s  %s", "path", "engine", "bytes", "Mbit/s", "wire segs", "GRO pkts",
-	    "segs/GRO", "top flush reasons");
-	for (int s = 0; s < 3; s++) {
-		for (int e = 0; e < (s ? 2 : 1); e++) {
-			const struct ab_counts *c = &rows[s][e];
-			char reasons[128] = "-";
-			if (!have[s]) {
-				out("%-6s %-7s FAILED", g_scenarios[s].name, engines[e]);
-				continue;
-			}
-			if (e && c->have_tg)
-				stats_top_reasons(&c->tg, reasons, sizeof(reasons));
-			out("%-6s %-7s %10" PRIu64 " %12.1f %10" PRIu64 " %9" PRIu64 " %9.2f  %s", g_scenarios[s].name,
-			    engines[e], c->bytes, c->usecs ? (double)c->bytes * 8.0 / (double)c->usecs : 0.0, c->wire,
-			    c->gro, c->gro ? (double)c->wire / (double)c->gro : 0.0, reasons);
-		}
-	}
-	out("(Mbit/s indicative only: TCG emulation on %s, kernel %s)", uname_machine(), uname_release());
 }
 
 /* ---- test: tungro GRO, load/unload under traffic (K06), kernel GRO afterwards, FOU/GUE (K01), stacking (K07) ---- */
@@ -294,10 +209,17 @@ static void test(void)
 
 	/* the engine path: eth0 attached to tungro's NAPI engine */
 	engine_checks(bytes);
+	/* the engine while eth0's interrupt moves between CPUs, RPS off and on, against the kernel's GRO */
+	engine_irq_rps(bytes);
+	/* eth0's driver unbound under a stream with the engine attached, then bound again */
+	engine_unbind(bytes);
 	/* K01: FOU and GUE carrying IPIP and SIT, tungro against the kernel */
 	k01_fou_gue(opt_mib);
-	/* K07 last: a tungro whose exit does not wait leaves the stacker in the IPIP slot */
+	/* K07: a tungro whose exit does not wait leaves the stacker in the IPIP slot */
 	k07_stacked_hooks();
+	/* tracepoints last: the ring buffer it fills is reset at every rmmod of a module with events (6.12's
+	 * trace_module_remove_events), a cost the load/unload cycles above should not carry */
+	trace_checks(bytes);
 }
 
 int main(void)
@@ -338,7 +260,7 @@ int main(void)
 	if (!strcmp(opt_mode, "conform"))
 		conform();   /* no streams: the crafted trains are the traffic */
 	else if (warmup(), !strcmp(opt_mode, "demo"))
-		demo();
+		demo(opt_mib, opt_irqtime);
 	else
 		test();
 	kmemleak_check();

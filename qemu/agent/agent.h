@@ -7,12 +7,15 @@
 #include <stddef.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <sys/socket.h>
 
 #define MIB (1024u * 1024u)
 #define MODULE_PATH "/lib/modules/tungro.ko"
 #define KUNIT_MODULE_PATH "/lib/modules/tungro_kunit.ko"
 #define STACKER_MODULE_PATH "/lib/modules/tungro_stacker.ko"   /* test fixture of the K07 checks */
 #define STATS_PATH "/sys/kernel/debug/tungro/stats"
+#define ENGINE_CONTROL_PATH "/sys/kernel/debug/tungro/control"
+#define ENGINE_STATS_PATH "/sys/kernel/debug/tungro/eth0/stats"   /* while eth0 is attached to the engine */
 
 /* ---- util.c ---- */
 extern int g_console_fd;              /* /dev/console (stdout, stderr) */
@@ -75,9 +78,30 @@ void kunit_mode(void);      /* tungro.mode=kunit: load tungro_kunit.ko, copy its
 extern int g_init_ns;      /* fd of the receiver (initial) network namespace */
 extern int g_sender_ns;    /* fd of the sender network namespace */
 int net_setup(void);       /* 0 or -1 after fail() naming the step */
+int net_rx_nic_setup(void); /* eth0 (a new one after a driver rebind) set up again as net_setup did: 0 or -1 */
 int enter_ns(int fd);      /* setns for the calling thread: 0 or -errno */
 
 /* ---- stream.c ---- */
+#define CHUNK (64u * 1024u)
+
+/* payload: xorshift64* words, stored little-endian so every architecture sends the same bytes */
+struct prng {
+	uint64_t s;
+};
+void prng_seed(struct prng *r, uint64_t seed);
+void prng_fill(struct prng *r, unsigned char *p, size_t n);   /* n: a multiple of 8 */
+
+/* checksum: order-sensitive 64-bit mix over little-endian words, fed in arbitrary pieces */
+struct csum {
+	uint64_t h, len;
+	unsigned char pend[8];
+	unsigned npend;
+};
+void csum_init(struct csum *c);
+void csum_update(struct csum *c, const unsigned char *p, size_t n);
+uint64_t csum_final(const struct csum *c);
+uint64_t expected_csum(uint64_t seed, uint64_t bytes);   /* of the first bytes of seed's stream */
+
 struct scenario {
 	const char *name;
 	int family;             /* AF_INET or AF_INET6 of the TCP stream */
@@ -90,6 +114,7 @@ struct scenario {
 #define N_SCENARIOS 5
 extern const struct scenario g_scenarios[N_SCENARIOS];
 const struct scenario *scenario_by_name(const char *name);
+int scenario_addr(const struct scenario *sc, struct sockaddr_storage *ss, socklen_t *len);   /* 0 or -EINVAL */
 
 struct run_result {
 	const char *scenario;
@@ -115,6 +140,8 @@ struct stream_opts {
 	volatile int *stop;
 	uint64_t max_bytes;
 	volatile unsigned long *progress;   /* receiver bytes so far, updated while reading */
+	int no_tap;             /* no packet socket on eth0 (run_result.gro_pkts stays 0): a tap clones every frame,
+				 * which costs the engine path an unclone per packet */
 };
 
 unsigned stream_timeout(uint64_t bytes);   /* seconds a closed stream of this size may take */
@@ -122,15 +149,45 @@ int run_stream(const struct scenario *sc, const char *engine, uint64_t bytes, ui
 	       unsigned timeout_s, const struct stream_opts *opts, struct run_result *r);
 void print_result(const struct run_result *r);
 
-/* One open-ended stream of at least bytes, cut into 2 x windows windows of window_mib after a 2 MiB start, the
- * kernel's GRO and tungro alternating (tungro loaded for its windows); counters pooled per engine in eng[0]
- * (kernel) and eng[1] (tungro). Returns the windows completed; the stream's outcome is in r, a window's error in
- * err. */
+/* ---- conns.c ---- */
+/* nconn (1..256) concurrent connections to sc's receiver port, bytes in all (opts: as run_stream's, progress
+ * counts every connection's bytes); each connection byte-exact, or r->csum_ok 0 and r->err names it. 0 or -1. */
+int run_conns(const struct scenario *sc, int nconn, uint64_t bytes, uint64_t seed, unsigned timeout_s,
+	      const struct stream_opts *opts, struct run_result *r);
+
+/* ---- interleave.c ---- */
+/* The three ways a tunnel stream can be coalesced in one boot. */
+enum { ENG_KERNEL, ENG_OFFLOADS, ENG_ENGINE, N_ENG };
+extern const char *const g_eng_name[N_ENG];   /* "kernel", "offloads", "engine" */
+int eng_enter(int kind);        /* tungro unloaded / loaded / loaded with eth0 attached: 0 or -errno */
+uint64_t softirq_ns(void);      /* /proc/stat softirq time of all CPUs, ns (USER_HZ resolution); 0 unreadable */
+
+#define IL_MAX_WINDOWS 32       /* per engine */
+struct il_window {
+	uint64_t wire, gro, bytes, usecs, softirq_ns;
+};
+/* One engine's windows of a comparison, and their sums. */
 struct ab_counts {
-	uint64_t wire, gro, bytes, usecs;   /* eth0 rx_packets, tunnel rx_packets (one per GRO packet), bytes, time */
-	struct stats tg;        /* tungro's debugfs delta summed over its windows */
+	int kind;               /* ENG_* */
+	int nw;
+	struct il_window w[IL_MAX_WINDOWS];
+	uint64_t wire, gro, bytes, usecs, softirq_ns;   /* eth0 rx_packets, GRO packets, bytes, time, softirq */
+	struct stats tg;        /* tungro's debugfs delta summed over its windows (offloads: tungro/stats; engine:
+				 * tungro/eth0/stats) */
 	int have_tg;
 };
+struct il_spec {
+	const struct scenario *sc;
+	int nconn;              /* 1: one stream; more: run_conns */
+	int neng, kinds[N_ENG];
+	int windows;            /* per engine */
+	unsigned long window_bytes, start_bytes;   /* a window's received bytes; bytes before the first window */
+	uint64_t seed;
+	int no_tap;
+};
+/* Returns the windows completed (all engines); the traffic's outcome in r, a switch's error in err. */
+int run_interleaved(const struct il_spec *sp, struct ab_counts *eng, struct run_result *r, char *err, size_t errcap);
+/* The kernel's GRO (eng[0]) and tungro's offloads (eng[1]) on one stream, windows of window_mib. */
 int run_stream_ab(const struct scenario *sc, int windows, unsigned window_mib, uint64_t bytes, uint64_t seed,
 		  struct ab_counts eng[2], struct run_result *r, char *err, size_t errcap);
 double ab_segs_per_gro(const struct ab_counts *c);
@@ -180,7 +237,61 @@ void peer_suite(const char *engine, const unsigned char mac_rx[6], const unsigne
 		struct peer_tally *pt);
 
 /* ---- engine.c ---- */
+#define CONTROL_PATH "/sys/kernel/debug/tungro/control"
+#define ENGINE_DEV "eth0"       /* the receiver's NIC (net.c moves eth1 to the sender namespace) */
+#define DEV_STATS_PATH "/sys/kernel/debug/tungro/" ENGINE_DEV "/stats"
+#define FLUSH_TIMEOUT_PATH "/sys/class/net/" ENGINE_DEV "/gro_flush_timeout"
 void engine_checks(uint64_t bytes);   /* tungro's engine path on eth0 vs the kernel's GRO; records failures */
+/* GRO packets the receiver's stack got so far for sc: its tunnel device's rx_packets, or TCP's InSegs */
+int gro_count(const struct scenario *sc, uint64_t *v);
+int mod_load_params(const char *params);          /* insmod tungro.ko with parameters: 0 or -errno */
+int engine_control(const char *cmd);              /* a line to tungro/control ("attach eth0"): 0 or -errno */
+uint64_t engine_kv(const char *path, const char *key);   /* one key of a tungro debugfs file, 0 if absent */
+/* after a check that left eth0 to the kernel: GRO on and a kernel-GRO stream coalescing, byte-exact */
+void engine_device_works(const char *name, const struct scenario *sc, uint64_t bytes);
+
+/* ---- tcpstat.c ---- */
+/* TCP counters of one namespace: Tcp RetransSegs (/proc/net/snmp), TcpExt TCPOFOQueue (segments that arrived out
+ * of order) and TCPDSACKOldSent + TCPDSACKOfoSent (duplicate segments received, D-SACKed) (/proc/net/netstat) */
+struct tcp_counters {
+	uint64_t retrans, ofo, dup;
+};
+/* a run's counts: the sender's retransmissions, the receiver's out-of-order and duplicate segments */
+struct tcp_delta {
+	uint64_t retrans, ofo, dup;
+};
+int snmp_counter(const char *file, const char *prefix, const char *name, uint64_t *v);  /* calling thread's netns */
+int tcp_counters_read(struct tcp_counters c[2]);  /* [0] receiver (initial namespace), [1] sender: 0 or -errno */
+void tcp_counters_delta(struct tcp_delta *d, const struct tcp_counters before[2], const struct tcp_counters after[2]);
+/* run_stream (closed, printed) between two counter reads: run_stream's return */
+int tcp_counted_stream(const struct scenario *sc, const char *engine, uint64_t bytes, uint64_t seed,
+		       struct tcp_delta *d, struct run_result *r);
+/* TCPCMP line: the engine's counts against the baseline's, and whether within the stated emulation slack */
+void tcp_report(const char *name, const struct tcp_delta *eng, const struct tcp_delta *base);
+
+/* ---- engine_irq.c ---- */
+void engine_irq_rps(uint64_t bytes);  /* eth0 attached, its interrupt moving between CPUs, RPS off and on */
+
+/* ---- unbind.c ---- */
+void engine_unbind(uint64_t bytes);   /* eth0's virtio device unbound from virtio_net under a stream, then rebound */
+
+/* ---- demo.c ---- */
+/* The three engines side by side on the demo's scenarios (README, "The demo"): mib per engine per stream
+ * scenario; irqtime: the kernel has CONFIG_IRQ_TIME_ACCOUNTING. Records failures. */
+void demo(unsigned mib, int irqtime);
+
+/* ---- wstats.c ---- */
+/* Exact one-sided Wilcoxon signed-rank test: P(W+ <= observed) under H0 for the paired differences d[0..n-1]
+ * (zeros dropped, ties given average ranks); small when the differences lean negative. 1.0 with no non-zero d. */
+double wilcoxon_p_below(const double *d, int n);
+/* Mean of x[0..n-1] and the half-width of its two-sided 95% Student t interval (0 when n < 2). */
+void mean_ci95(const double *x, int n, double *mean, double *half);
+
+/* ---- trace.c ---- */
+/* tungro's tracepoints through tracefs during an IPIP stream (offload) and a plain one on attached eth0 (engine),
+ * against debugfs; loads tungro (nothing attached) and unloads it after. Skipped, saying so, on m68k (no event
+ * tracing there). */
+void trace_checks(uint64_t bytes);
 
 /* ---- conform.c ---- */
 void conform(void);        /* wire conformance, kernel engine then tungro; records failures */

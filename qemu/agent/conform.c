@@ -8,6 +8,7 @@
  * Expected outcomes are written per case: tungro's from gro-cases.md, the kernel's from Linux 6.12's rules.
  */
 #include "agent.h"
+#include "frame.h"
 
 #include <arpa/inet.h>
 #include <net/if.h>
@@ -23,36 +24,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-enum encap { E_P4, E_P6, E_IPIP, E_SIT, N_ENC };
 static const char *const enc_name[N_ENC] = { "ip4", "ip6", "ipip", "sit" };
 
-#define MSS 1400
-#define DPORT 7777
-#define SPORT0 40000
 #define MAXSEG 64
-#define MAXFRAME 1600
 
-/* One sent frame. Fields marked "from" apply to this segment only; cases set them per index. */
-struct sd {
-	int enc, flow, nest;          /* nest: extra IPIP layers outside the outer header */
-	int portf;                    /* source port SPORT0 + portf (flows may share ports) */
-	int pay;                      /* TCP payload (or ICMP data) bytes */
-	int icmp;                     /* ICMP/ICMPv6 echo instead of TCP */
-	unsigned tflags;              /* TCP flags byte */
-	int seq_gap;                  /* bytes skipped before this segment */
-	uint32_t ack; uint16_t win;
-	int ts; uint32_t tsval;
-	int badcsum, doff;            /* doff 0 = computed */
-	/* the inner (or only) IP header */
-	uint8_t ttl, tos; int df; int id; int ihl; int mf; uint32_t flowlabel;
-	/* outer IPv4 of a tunnel */
-	uint8_t ottl, otos; int odf; int oid; int otot_delta;
-	int pad;                      /* bytes after the IP packet (Ethernet padding) */
-	int trunc;                    /* frame cut to this many bytes (junk) */
-	int junk;                     /* receiver cannot parse it: counted as x */
-	uint32_t seq;                 /* filled in by the train builder */
-	int idx;                      /* 1-based index within its flow */
-};
+static int g_rxfd = -1;
 
 struct train {
 	int n;
@@ -67,181 +43,12 @@ struct ccase {
 	const char *want_tungro[N_ENC];   /* NULL entry: same as the kernel's */
 };
 
-static unsigned char g_mac_rx[6], g_mac_tx[6];
-static int g_txfd = -1, g_rxfd = -1, g_tx_ifindex;
-
-/* ---- frame building ---- */
-
-static uint32_t csum_add(uint32_t s, const unsigned char *p, size_t n)
-{
-	for (size_t i = 0; i + 1 < n; i += 2)
-		s += (uint32_t)(p[i] << 8 | p[i + 1]);
-	if (n & 1)
-		s += (uint32_t)p[n - 1] << 8;
-	return s;
-}
-
-static uint16_t csum_fold(uint32_t s)
-{
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)~s;
-}
-
-static void put16(unsigned char *p, unsigned v) { p[0] = (unsigned char)(v >> 8); p[1] = (unsigned char)v; }
-static void put32(unsigned char *p, uint32_t v) { put16(p, v >> 16); put16(p + 2, v & 0xffff); }
-static unsigned get16(const unsigned char *p) { return (unsigned)p[0] << 8 | p[1]; }
-static uint32_t get32(const unsigned char *p) { return (uint32_t)get16(p) << 16 | get16(p + 2); }
-
-static const unsigned char A_OUT_SRC[4] = { 198, 18, 0, 2 }, A_OUT_DST[4] = { 198, 18, 0, 1 };
-static const unsigned char A_IN_SRC[4] = { 198, 19, 1, 2 }, A_IN_DST[4] = { 198, 19, 1, 1 };
-static const unsigned char A6_SRC[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0x41, [15] = 2 };
-static const unsigned char A6_DST[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0x41, [15] = 1 };
-
-static unsigned char pay_byte(int flow, uint32_t pos)
-{
-	return (unsigned char)(pos * 31u + (unsigned)flow * 7u + 0x5au + (pos >> 8));
-}
-
-static void ip4_hdr(unsigned char *h, int ihl, unsigned tot, uint8_t tos, int id, int df, int mf, uint8_t ttl,
-		    int proto, const unsigned char *src, const unsigned char *dst)
-{
-	int hl = ihl < 5 ? 20 : ihl * 4;   /* a bad IHL below 5 still gets a 20-byte header on the wire */
-	memset(h, 0, (size_t)hl);
-	h[0] = (unsigned char)(0x40 | (ihl & 15));
-	h[1] = tos;
-	put16(h + 2, tot);
-	put16(h + 4, (unsigned)id & 0xffff);
-	put16(h + 6, (df ? 0x4000u : 0) | (mf ? 0x2000u : 0));
-	h[8] = ttl;
-	h[9] = (unsigned char)proto;
-	memcpy(h + 12, src, 4);
-	memcpy(h + 16, dst, 4);
-	for (int i = 20; i < hl; i++)
-		h[i] = i == hl - 1 ? 0 : 1;   /* NOPs then EOL */
-	put16(h + 10, csum_fold(csum_add(0, h, (size_t)hl)));
-}
-
-/* Returns the frame length. */
-static int build_frame(const struct sd *d, unsigned char *f)
-{
-	int v6 = d->enc == E_P6 || d->enc == E_SIT;
-	int tun = d->enc == E_IPIP || d->enc == E_SIT;
-	int thl = d->icmp ? 8 : (d->ts ? 32 : 20);
-	int l4 = thl + d->pay;
-	int ihl = d->ihl ? d->ihl : 5;
-	int inner_hl = v6 ? 40 : (ihl < 5 ? 20 : ihl * 4);
-	int layers = tun ? 1 + d->nest : 0;
-	int hdrs = 14 + layers * 20 + inner_hl;
-	unsigned char *p = f + hdrs;
-
-	memcpy(f, g_mac_rx, 6);
-	memcpy(f + 6, g_mac_tx, 6);
-	put16(f + 12, v6 && !tun ? ETH_P_IPV6 : ETH_P_IP);
-
-	/* L4 first: its checksum covers the payload */
-	if (d->icmp) {
-		memset(p, 0, 8);
-		p[0] = v6 ? 128 : 8;
-		put16(p + 4, 0x7467);
-		put16(p + 6, (unsigned)d->idx);
-	} else {
-		memset(p, 0, (size_t)thl);
-		put16(p, (unsigned)(SPORT0 + d->portf));
-		put16(p + 2, DPORT);
-		put32(p + 4, d->seq);
-		put32(p + 8, d->ack);
-		p[12] = (unsigned char)((d->doff ? d->doff : thl / 4) << 4);
-		p[13] = (unsigned char)d->tflags;
-		put16(p + 14, d->win);
-		if (d->ts) {
-			p[20] = 1; p[21] = 1; p[22] = 8; p[23] = 10;
-			put32(p + 24, d->tsval);
-			put32(p + 28, 0x01020304);
-		}
-	}
-	for (int i = 0; i < d->pay; i++)
-		p[thl + i] = pay_byte(d->flow, d->seq + (uint32_t)i);
-	uint32_t s;
-	int l4proto = d->icmp ? (v6 ? 58 : 1) : 6;
-	if (v6) {
-		unsigned char ph[8] = { 0 };
-		put32(ph, (uint32_t)l4);
-		ph[7] = (unsigned char)l4proto;
-		s = csum_add(csum_add(csum_add(0, A6_SRC, 16), A6_DST, 16), ph, 8);
-	} else if (d->icmp) {
-		s = 0;   /* ICMPv4 has no pseudo header */
-	} else {
-		unsigned char ph[4] = { 0, 6, 0, 0 };
-		put16(ph + 2, (unsigned)l4);
-		s = csum_add(csum_add(csum_add(0, A_IN_SRC, 4), A_IN_DST, 4), ph, 4);
-	}
-	uint16_t c = csum_fold(csum_add(s, p, (size_t)l4));
-	if (d->badcsum)
-		c ^= 0x1234;
-	put16(p + (d->icmp ? 2 : 16), c);
-
-	/* inner (or only) network header */
-	unsigned char *nh = p - inner_hl;
-	if (v6) {
-		put32(nh, 0x60000000u | (uint32_t)d->tos << 20 | (d->flowlabel & 0xfffff));
-		put16(nh + 4, (unsigned)l4);
-		nh[6] = (unsigned char)l4proto;
-		nh[7] = d->ttl;
-		memcpy(nh + 8, A6_SRC, 16);
-		memcpy(nh + 24, A6_DST, 16);
-	} else {
-		ip4_hdr(nh, ihl, (unsigned)(inner_hl + l4), d->tos, d->id, d->df, d->mf, d->ttl, l4proto, A_IN_SRC,
-			A_IN_DST);
-	}
-	/* tunnel layers, innermost first; the outermost takes the outer fields of the case */
-	unsigned tot = (unsigned)(inner_hl + l4);
-	int proto = v6 ? 41 : 4;
-	for (int l = layers - 1; l >= 0; l--) {
-		unsigned char *oh = f + 14 + l * 20;
-		tot += 20;
-		if (l == 0)
-			ip4_hdr(oh, 5, tot + (unsigned)d->otot_delta, d->otos, d->oid, d->odf, 0, d->ottl, proto,
-				A_OUT_SRC, A_OUT_DST);
-		else
-			ip4_hdr(oh, 5, tot, 0, 0, 1, 0, 64, proto, A_OUT_SRC, A_OUT_DST);
-		proto = 4;
-	}
-	int len = hdrs + l4;
-	if (d->trunc && tun) {
-		/* the outer header is consistent with the cut frame: only the inner one is incomplete */
-		put16(f + 16, (unsigned)(d->trunc - 14));
-		put16(f + 24, 0);
-		put16(f + 24, csum_fold(csum_add(0, f + 14, 20)));
-	}
-	if (d->pad) {
-		memset(f + len, 0, (size_t)d->pad);
-		len += d->pad;
-	}
-	if (d->trunc && d->trunc < len)
-		len = d->trunc;
-	return len;
-}
-
 /* ---- trains ---- */
 
 static struct sd *add(struct train *t, int enc, int flow)
 {
 	struct sd *d = &t->s[t->n++];
-	memset(d, 0, sizeof(*d));
-	d->enc = enc;
-	d->flow = flow;
-	d->portf = flow;
-	d->pay = MSS;
-	d->tflags = 0x10;   /* ACK */
-	d->ack = 0x10000;
-	d->win = 512;
-	d->ttl = 64;
-	d->df = 1;
-	d->id = -1;         /* -1: incrementing, assigned below */
-	d->ottl = 64;
-	d->odf = 1;
-	d->oid = 0;
+	sd_default(d, enc, flow);
 	return d;
 }
 
@@ -250,31 +57,6 @@ static void seg_n(struct train *t, int enc, int n)
 {
 	for (int i = 0; i < n; i++)
 		add(t, enc, 0);
-}
-
-/* sequence numbers, per-flow indices and incrementing IDs */
-static void finalize(struct train *t)
-{
-	uint32_t next[8];
-	int idx[8], ids[8];
-	for (int f = 0; f < 8; f++) {
-		next[f] = 1000000u * (uint32_t)(f + 1);
-		idx[f] = 0;
-		ids[f] = 1000 + 100 * f;
-	}
-	for (int i = 0; i < t->n; i++) {
-		struct sd *d = &t->s[i];
-		int f = d->flow;
-		next[f] += (uint32_t)d->seq_gap;
-		d->seq = next[f];
-		if (!d->junk)
-			d->idx = ++idx[f];
-		if (!d->icmp && !d->junk)
-			next[f] += (uint32_t)d->pay;
-		/* a junk frame is not a segment of the flow: it takes no IP ID, so the flow's IDs stay consecutive */
-		if (d->id < 0)
-			d->id = d->junk ? ids[f] : ids[f]++;
-	}
 }
 
 /* ---- delivered packet parsing ---- */
@@ -475,37 +257,18 @@ static void drain(void)
 
 static int run_train(const struct train *t, char *got, size_t cap, char *why, size_t whycap)
 {
-	static unsigned char frames[MAXSEG][MAXFRAME];
 	static unsigned char rbuf[70000 + sizeof(struct virtio_net_hdr)];
-	struct mmsghdr mm[MAXSEG];
-	struct iovec iov[MAXSEG];
-	struct sockaddr_ll to = { .sll_family = AF_PACKET, .sll_ifindex = g_tx_ifindex, .sll_halen = 6 };
 	struct got g;
-	int nflows = 0, units = 0;
+	int nflows = 0, units = t->n, rc;
 
-	memcpy(to.sll_addr, g_mac_rx, 6);
 	memset(&g, 0, sizeof(g));
-	memset(mm, 0, sizeof(mm));
-	for (int i = 0; i < t->n; i++) {
-		iov[i].iov_base = frames[i];
-		iov[i].iov_len = (size_t)build_frame(&t->s[i], frames[i]);
-		mm[i].msg_hdr.msg_iov = &iov[i];
-		mm[i].msg_hdr.msg_iovlen = 1;
-		mm[i].msg_hdr.msg_name = &to;
-		mm[i].msg_hdr.msg_namelen = sizeof(to);
+	for (int i = 0; i < t->n; i++)
 		if (t->s[i].flow + 1 > nflows)
 			nflows = t->s[i].flow + 1;
-		units++;
-	}
 	drain();
-	/* one syscall for the whole train, so it reaches the receiver within one NAPI cycle as far as we can help */
-	for (int sent = 0; sent < t->n;) {
-		int r = sendmmsg(g_txfd, mm + sent, (unsigned)(t->n - sent), 0);
-		if (r < 0) {
-			snprintf(why, whycap, "sendmmsg: %s", strerror(errno));
-			return -1;
-		}
-		sent += r;
+	if ((rc = frames_send(t->s, t->n))) {
+		snprintf(why, whycap, "sendmmsg: %s", strerror(-rc));
+		return -1;
 	}
 	uint64_t last = now_us(), done = 0;
 	for (;;) {
@@ -755,25 +518,11 @@ static const struct ccase g_cases[] = {
 
 /* ---- set-up and the run ---- */
 
-static int read_mac6(const char *path, unsigned char mac[6])
-{
-	char buf[64];
-	unsigned m[6];
-	if (read_file(path, buf, sizeof(buf)) ||
-	    sscanf(buf, "%x:%x:%x:%x:%x:%x", &m[0], &m[1], &m[2], &m[3], &m[4], &m[5]) != 6)
-		return -1;
-	for (int i = 0; i < 6; i++)
-		mac[i] = (unsigned char)m[i];
-	return 0;
-}
-
 static int conform_setup(void)
 {
 	int rc;
-	if (read_mac6("/sys/class/net/eth0/address", g_mac_rx)) {
-		fail("conform: read eth0 MAC");
+	if (frames_tx_open("conform"))
 		return -1;
-	}
 	/* the train is seen in one NAPI cycle: keep GRO packets over poll ends for 20 ms, irqs deferred. 2 ms was
 	 * not enough under TCG: a sender descheduled mid-train (gro.c sends frame by frame) split its 64 KiB train. */
 	if ((rc = write_file("/sys/class/net/eth0/gro_flush_timeout", "20000000")) ||
@@ -793,34 +542,6 @@ static int conform_setup(void)
 	if (bind(g_rxfd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
 		fail("conform: bind receiver packet socket to eth0: %s", strerror(errno));
 		return -1;
-	}
-	/* the sender socket is created in the sender namespace and stays bound to its eth1 */
-	if ((rc = enter_ns(g_sender_ns))) {
-		fail("conform: setns sender: %s", strerror(-rc));
-		return -1;
-	}
-	int mac_ok = read_mac6("/sys/class/net/eth1/address", g_mac_tx) == 0;
-	g_tx_ifindex = (int)if_nametoindex("eth1");
-	g_txfd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);   /* protocol 0: send only */
-	int e = errno;
-	if ((rc = enter_ns(g_init_ns))) {
-		fail("conform: setns back: %s", strerror(-rc));
-		return -1;
-	}
-	if (g_txfd < 0 || !g_tx_ifindex) {
-		fail("conform: sender packet socket on eth1: %s", strerror(e));
-		return -1;
-	}
-	if (!mac_ok) {
-		/* sysfs shows the initial namespace's devices: take eth1's MAC from the socket's interface */
-		struct ifreq ifr;
-		memset(&ifr, 0, sizeof(ifr));
-		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "eth1");
-		if (ioctl(g_txfd, SIOCGIFHWADDR, &ifr) < 0) {
-			fail("conform: eth1 MAC: %s", strerror(errno));
-			return -1;
-		}
-		memcpy(g_mac_tx, ifr.ifr_hwaddr.sa_data, 6);
 	}
 	return 0;
 }
@@ -846,7 +567,7 @@ static void run_engine(const char *engine, int tungro, struct tally *tl, int *li
 			struct train t;
 			memset(&t, 0, sizeof(t));
 			k->build(&t, e);
-			finalize(&t);
+			frames_number(t.s, t.n);
 			char got[512], why[200] = "";
 			int tries = 0, ok = 0;
 			for (; tries < 4 && !ok; tries++) {

@@ -54,16 +54,12 @@ const char *uname_release(void)
 
 /* ---- payload: xorshift64* words, stored little-endian so every architecture sends the same bytes ---- */
 
-struct prng {
-	uint64_t s;
-};
-
-static void prng_seed(struct prng *r, uint64_t seed)
+void prng_seed(struct prng *r, uint64_t seed)
 {
 	r->s = seed ? seed : 0x853c49e6748fea9bULL;   /* xorshift must not start at 0 */
 }
 
-static void prng_fill(struct prng *r, unsigned char *p, size_t n)   /* n: multiple of 8 */
+void prng_fill(struct prng *r, unsigned char *p, size_t n)   /* n: multiple of 8 */
 {
 	for (size_t i = 0; i < n; i += 8) {
 		r->s ^= r->s >> 12;
@@ -77,13 +73,7 @@ static void prng_fill(struct prng *r, unsigned char *p, size_t n)   /* n: multip
 
 /* ---- checksum: order-sensitive 64-bit mix over little-endian words, fed in arbitrary pieces ---- */
 
-struct csum {
-	uint64_t h, len;
-	unsigned char pend[8];
-	unsigned npend;
-};
-
-static void csum_init(struct csum *c)
+void csum_init(struct csum *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->h = 0x6a09e667f3bcc909ULL;
@@ -104,7 +94,7 @@ static void csum_word(struct csum *c, uint64_t w)
 	c->h ^= c->h >> 29;
 }
 
-static void csum_update(struct csum *c, const unsigned char *p, size_t n)
+void csum_update(struct csum *c, const unsigned char *p, size_t n)
 {
 	c->len += n;
 	while (n && c->npend) {   /* complete a word split across reads */
@@ -121,7 +111,7 @@ static void csum_update(struct csum *c, const unsigned char *p, size_t n)
 		c->pend[c->npend++] = *p++;
 }
 
-static uint64_t csum_final(const struct csum *c0)
+uint64_t csum_final(const struct csum *c0)
 {
 	struct csum c = *c0;
 	if (c.npend) {
@@ -132,11 +122,10 @@ static uint64_t csum_final(const struct csum *c0)
 	return c.h;
 }
 
-#define CHUNK (64u * 1024u)
 
 /* The receiver's expectation, regenerated from the seed rather than taken from the sender. 0 if out of memory
  * (never a stream's real checksum in practice: the run then reports a mismatch). */
-static uint64_t expected_csum(uint64_t seed, uint64_t bytes)
+uint64_t expected_csum(uint64_t seed, uint64_t bytes)
 {
 	unsigned char *buf = malloc(CHUNK);   /* streams may run in several threads at once */
 	struct prng r;
@@ -166,7 +155,7 @@ struct sender {
 	char err[200];
 };
 
-static int make_addr(const struct scenario *sc, struct sockaddr_storage *ss, socklen_t *len)
+int scenario_addr(const struct scenario *sc, struct sockaddr_storage *ss, socklen_t *len)
 {
 	memset(ss, 0, sizeof(*ss));
 	if (sc->family == AF_INET) {
@@ -202,7 +191,7 @@ static void *sender_main(void *arg)
 		snprintf(s->err, sizeof(s->err), "sender: setns: %s", strerror(-rc));
 		goto out;
 	}
-	make_addr(s->sc, &ss, &sslen);
+	scenario_addr(s->sc, &ss, &sslen);
 	fd = socket(s->sc->family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		snprintf(s->err, sizeof(s->err), "sender: socket: %s", strerror(errno));
@@ -357,7 +346,7 @@ int run_stream(const struct scenario *sc, const char *engine, uint64_t bytes, ui
 
 	struct sockaddr_storage ss;
 	socklen_t sslen;
-	make_addr(sc, &ss, &sslen);
+	scenario_addr(sc, &ss, &sslen);
 	lfd = socket(sc->family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (lfd < 0) {
 		snprintf(r->err, sizeof(r->err), "receiver: socket: %s", strerror(errno));
@@ -370,10 +359,11 @@ int run_stream(const struct scenario *sc, const char *engine, uint64_t bytes, ui
 			 strerror(errno));
 		goto out;
 	}
-	pfd = gro_counter_open(sc, r->err, sizeof(r->err));
-	if (pfd < 0)
+	pfd = opts && opts->no_tap ? -1 : gro_counter_open(sc, r->err, sizeof(r->err));
+	if (pfd < 0 && !(opts && opts->no_tap))
 		goto out;
-	if ((rc = gro_counter_read(pfd, &gro)) || (rc = dev_rx("eth0", &wire0)) || (rc = dev_rx(sc->tundev, &tun0))) {
+	if ((pfd >= 0 && (rc = gro_counter_read(pfd, &gro))) || (rc = dev_rx("eth0", &wire0)) ||
+	    (rc = dev_rx(sc->tundev, &tun0))) {
 		snprintf(r->err, sizeof(r->err), "receiver: counters before the stream: %s", strerror(-rc));
 		goto out;
 	}
@@ -436,7 +426,8 @@ int run_stream(const struct scenario *sc, const char *engine, uint64_t bytes, ui
 		r->usecs = 1;
 
 	/* every data packet went through GRO and the tap before TCP saw it: the counters are final */
-	if ((rc = gro_counter_read(pfd, &gro)) || (rc = dev_rx("eth0", &wire1)) || (rc = dev_rx(sc->tundev, &tun1))) {
+	if ((pfd >= 0 && (rc = gro_counter_read(pfd, &gro))) || (rc = dev_rx("eth0", &wire1)) ||
+	    (rc = dev_rx(sc->tundev, &tun1))) {
 		snprintf(r->err, sizeof(r->err), "receiver: counters after the stream: %s", strerror(-rc));
 		goto out;
 	}
@@ -482,128 +473,6 @@ out:
 				 bytes, s.sent, r->bytes, got, s.csum, want);
 	}
 	return r->ok && r->csum_ok ? 0 : -1;
-}
-
-/* ---- one stream, engines alternating ----
- *
- * Kernel GRO vs tungro on one TCP connection. Separate streams differ by ~10% in segments per GRO packet under TCG
- * (congestion window, ACK timing, when NAPI polls run) whatever the engine, which would drown a 5% comparison.
- * So a comparison is one long stream cut into windows of window_mib, engines alternating window by
- * window (tungro loaded for its windows, unloaded for the kernel's); counters are sampled at each switch and
- * pooled per engine. Both engines then see the same connection in the same state, interleaved in time.
- */
-struct ab {
-	const struct scenario *sc;
-	int windows;            /* per engine */
-	unsigned window_mib;
-	volatile unsigned long progress;
-	volatile int stop, abort;
-	struct ab_counts eng[2];
-	int done;               /* windows completed */
-	char err[200];
-};
-
-static int ab_sample(const struct scenario *sc, uint64_t *wire, uint64_t *gro)
-{
-	char path[128];
-	int rc = read_u64("/sys/class/net/eth0/statistics/rx_packets", wire);
-	if (rc)
-		return rc;
-	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/rx_packets", sc->tundev);
-	return read_u64(path, gro);
-}
-
-static void *ab_main(void *arg)
-{
-	struct ab *a = arg;
-	uint64_t w0, g0, w1, g1, t0, p0;
-	struct stats s0, s1, d;
-	int rc = 0;
-
-	while (__atomic_load_n(&a->progress, __ATOMIC_ACQUIRE) < 2 * MIB)   /* past slow start */
-		if (__atomic_load_n(&a->abort, __ATOMIC_ACQUIRE))
-			goto out;
-		else
-			sleep_ms(5);
-	for (int i = 0; i < 2 * a->windows; i++) {
-		int e = i & 1;
-		if (e && (rc = mod_load())) {
-			snprintf(a->err, sizeof(a->err), "window %d: insmod: %s", i, strerror(-rc));
-			goto out;
-		}
-		if (e && (rc = stats_read(&s0))) {
-			snprintf(a->err, sizeof(a->err), "window %d: stats: %s", i, strerror(-rc));
-			goto out;
-		}
-		if ((rc = ab_sample(a->sc, &w0, &g0))) {
-			snprintf(a->err, sizeof(a->err), "window %d: counters: %s", i, strerror(-rc));
-			goto out;
-		}
-		t0 = now_us();
-		p0 = __atomic_load_n(&a->progress, __ATOMIC_ACQUIRE);
-		while (__atomic_load_n(&a->progress, __ATOMIC_ACQUIRE) - p0 < (unsigned long)a->window_mib * MIB) {
-			if (__atomic_load_n(&a->abort, __ATOMIC_ACQUIRE))
-				goto out;
-			sleep_ms(2);
-		}
-		if ((rc = ab_sample(a->sc, &w1, &g1))) {
-			snprintf(a->err, sizeof(a->err), "window %d: counters: %s", i, strerror(-rc));
-			goto out;
-		}
-		a->eng[e].wire += w1 - w0;
-		a->eng[e].gro += g1 - g0;
-		a->eng[e].bytes += __atomic_load_n(&a->progress, __ATOMIC_ACQUIRE) - p0;
-		a->eng[e].usecs += now_us() - t0;
-		if (e) {
-			if ((rc = stats_read(&s1)) == 0) {
-				stats_delta(&d, &s1, &s0);
-				if (!a->eng[1].have_tg) {
-					a->eng[1].tg = d;
-					a->eng[1].have_tg = 1;
-				} else {
-					for (int k = 0; k < d.n && k < a->eng[1].tg.n; k++)
-						a->eng[1].tg.val[k] += d.val[k];
-				}
-			}
-			if ((rc = mod_unload())) {
-				snprintf(a->err, sizeof(a->err), "window %d: rmmod: %s", i, strerror(-rc));
-				goto out;
-			}
-		}
-		a->done = i + 1;
-	}
-out:
-	if (mod_loaded())
-		mod_unload();
-	__atomic_store_n(&a->stop, 1, __ATOMIC_RELEASE);
-	return NULL;
-}
-
-int run_stream_ab(const struct scenario *sc, int windows, unsigned window_mib, uint64_t bytes, uint64_t seed,
-		  struct ab_counts eng[2], struct run_result *r, char *err, size_t errcap)
-{
-	struct ab a;
-	pthread_t th;
-	int rc;
-
-	memset(&a, 0, sizeof(a));
-	a.sc = sc;
-	a.windows = windows;
-	a.window_mib = window_mib;
-	struct stream_opts o = { .open_ended = 1, .stop = &a.stop, .max_bytes = 4096ull * MIB, .progress = &a.progress };
-	if ((rc = pthread_create(&th, NULL, ab_main, &a)) != 0)
-		die("pthread_create (engines alternating): %s", strerror(rc));
-	run_stream(sc, "ab", bytes, seed, 60 + 2u * (unsigned)windows * window_mib * 10u, &o, r);
-	__atomic_store_n(&a.abort, 1, __ATOMIC_RELEASE);
-	pthread_join(th, NULL);
-	memcpy(eng, a.eng, sizeof(a.eng));
-	snprintf(err, errcap, "%s", a.err);
-	return a.done;
-}
-
-double ab_segs_per_gro(const struct ab_counts *c)
-{
-	return c->gro ? (double)c->wire / (double)c->gro : 0.0;
 }
 
 void print_result(const struct run_result *r)

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0
+// tgc_parse's rules: header validation of one segment, layer by layer, never past hdr_len. Inline, for the receive
+// loop (receive.hpp) and for tgc_parse() in parse.cpp.
+#ifndef TUNGRO_PARSE_HPP
+#define TUNGRO_PARSE_HPP
+
+#include "checksum.hpp"
+#include "headers.hpp"
+
+namespace tungro {
+
+
+struct Layer {
+	u32 hlen;     // network header bytes
+	u32 end;      // offset just past this layer's payload (its IP length), from the outer header
+	u8 next;      // next protocol
+	u8 flush;     // TGC_R_IP_LEN / TGC_R_IP_FLAGS: parses, but never merges (tgc_pkt.l3_flush)
+};
+
+// IPv6 next-header values that are extension headers other than the fragment header (44, never merged). tungro
+// does not merge through them yet; the kernel's GRO does for identical hop-by-hop, destination options and
+// routing headers, so the glue hands such packets to it.
+static inline bool is_ipv6_ext(u8 nh) { return nh == 0 || nh == 43 || nh == 60 || nh == 51 || nh == 50 || nh == 135; }
+
+// Sets l->end from an IP length field. Outer layer: must equal avail exactly. Inner layer: the smaller of the two
+// (never past the outer payload), flagged TGC_R_IP_LEN when they differ.
+static inline unsigned set_extent(Layer *l, u32 off, u32 ip_len, u32 min_len, u32 avail, bool inner)
+{
+	if (ip_len == avail) {
+		l->end = off + avail;
+		return TGC_R_NONE;
+	}
+	if (!inner || ip_len < min_len)
+		return TGC_R_MALFORMED;
+	l->end = off + (ip_len < avail ? ip_len : avail);
+	l->flush = TGC_R_IP_LEN;
+	return TGC_R_NONE;
+}
+
+// Validates the IP header at off; avail = bytes from off that belong to it (the enclosing length). The outer layer
+// must fill avail exactly (the caller has cut link-layer padding off; longer is truncation, M02). An inner layer
+// whose length disagrees with what the outer layer carries is kept to the smaller extent and flagged, as 6.12's
+// inet_gro_receive/ipv6_gro_receive set the flush bit and still let TCP find the flow (K03).
+// Inlined at both layers: it runs for every segment and its call cost was a tenth of the parse (make bench).
+__attribute__((always_inline)) static inline unsigned parse_ip(const u8 *hdr, u32 hdr_len, u32 off, u32 avail,
+							       bool inner, Layer *l)
+{
+	l->flush = TGC_R_NONE;
+	if (off + 1 > hdr_len)
+		return TGC_R_MALFORMED;
+	const u8 *nh = hdr + off;
+	if (ip_version(nh) == 4) {
+		if (off + ipv4::kMinLen > hdr_len || avail < ipv4::kMinLen)
+			return TGC_R_MALFORMED;
+		const u32 ihl = (nh[0] & 0x0f) * 4u;
+		if (ihl < ipv4::kMinLen)
+			return TGC_R_MALFORMED;
+		if (ihl != ipv4::kMinLen)
+			return TGC_R_IP_OPTIONS;
+		const u16 frag = load16(nh + ipv4::kFragOff);
+		if (frag & (ipv4::kMF | ipv4::kOffsetMask))
+			return TGC_R_FRAGMENT;
+		if (ipv4_hdr_sum(nh) != 0xffff)
+			return TGC_R_CSUM;
+		unsigned r = set_extent(l, off, load16(nh + ipv4::kTotLen), ipv4::kMinLen, avail, inner);
+		if (r)
+			return r;
+		// Any flag bit but DF (that is, the reserved bit here) makes 6.12 flush (K04).
+		if ((frag & ipv4::kReserved) && !l->flush)
+			l->flush = TGC_R_IP_FLAGS;
+		l->hlen = ihl;
+		l->next = nh[ipv4::kProto];
+		return TGC_R_NONE;
+	}
+	if (ip_version(nh) == 6) {
+		if (off + ipv6::kLen > hdr_len || avail < ipv6::kLen)
+			return TGC_R_MALFORMED;
+		unsigned r = set_extent(l, off, load16(nh + ipv6::kPayloadLen) + ipv6::kLen, ipv6::kLen, avail, inner);
+		if (r)
+			return r;
+		const u8 next = nh[ipv6::kNextHdr];
+		if (next == 44)
+			return TGC_R_FRAGMENT;
+		if (is_ipv6_ext(next))
+			return TGC_R_IPV6_EXT;
+		l->hlen = ipv6::kLen;
+		l->next = next;
+		return TGC_R_NONE;
+	}
+	return TGC_R_MALFORMED;
+}
+
+static inline bool is_tunnel_proto(u8 p) { return p == TGC_ENCAP_IPIP || p == TGC_ENCAP_SIT; }
+
+// tgc_parse(), inline: the receive loop runs it on every segment (one copy of the code, two call sites).
+static inline unsigned parse(const u8 *hdr, u32 hdr_len, u32 pkt_len, unsigned int encap, tgc_pkt *out)
+{
+	if (!hdr || hdr_len > pkt_len)
+		return TGC_R_MALFORMED;
+
+	// Link-layer padding: bytes after the outer IP packet. Parse the packet the IP header describes and flag it.
+	u8 padded = 0;
+	u32 ip_len = pkt_len;
+	if (hdr_len >= 4 && ip_version(hdr) == 4 && load16(hdr + ipv4::kTotLen) >= ipv4::kMinLen)
+		ip_len = load16(hdr + ipv4::kTotLen);
+	else if (hdr_len >= 6 && ip_version(hdr) == 6)
+		ip_len = load16(hdr + ipv6::kPayloadLen) + ipv6::kLen;
+	if (ip_len < pkt_len) {
+		pkt_len = ip_len;
+		padded = 1;
+		if (hdr_len > pkt_len)
+			hdr_len = pkt_len;
+	}
+
+	Layer outer;
+	unsigned r = parse_ip(hdr, hdr_len, 0, pkt_len, false, &outer);
+	if (r)
+		return r;
+
+	u32 inner_off = 0;
+	Layer inner = outer;
+	u8 nlayers = 1;
+	if (encap == TGC_ENCAP_NONE) {
+		if (is_tunnel_proto(outer.next))
+			return TGC_R_NOT_TCP; // a tunnel packet is not plain TCP; the tunnel's own offload handles it
+	} else {
+		if ((encap != TGC_ENCAP_IPIP && encap != TGC_ENCAP_SIT) || ip_version(hdr) != 4 || outer.next != encap)
+			return TGC_R_MALFORMED;
+		inner_off = outer.hlen;
+		r = parse_ip(hdr, hdr_len, inner_off, outer.end - inner_off, true, &inner);
+		if (r)
+			return r;
+		// IPIP carries IPv4 and SIT carries IPv6: anything else is not this tunnel's packet.
+		if (ip_version(hdr + inner_off) != (encap == TGC_ENCAP_IPIP ? 4u : 6u))
+			return TGC_R_MALFORMED;
+		if (is_tunnel_proto(inner.next))
+			return TGC_R_NESTED;
+		nlayers = 2;
+	}
+	if (inner.next != kProtoTCP)
+		return TGC_R_NOT_TCP;
+
+	const u32 tcp_off = inner_off + inner.hlen;
+	if (tcp_off + tcp::kMinLen > hdr_len || tcp_off + tcp::kMinLen > inner.end)
+		return TGC_R_MALFORMED;
+	const u32 thlen = (hdr[tcp_off + tcp::kDoff] >> 4) * 4u;
+	if (thlen < tcp::kMinLen || tcp_off + thlen > inner.end || tcp_off + thlen > hdr_len)
+		return TGC_R_MALFORMED;
+
+	out->seq = load32(hdr + tcp_off + tcp::kSeq);
+	out->payload_len = inner.end - (tcp_off + thlen);
+	out->inner_off = static_cast<u16>(inner_off);
+	out->tcp_off = static_cast<u16>(tcp_off);
+	out->payload_off = static_cast<u16>(tcp_off + thlen);
+	out->encap = static_cast<u8>(encap);
+	out->inner_version = static_cast<u8>(ip_version(hdr + inner_off));
+	out->tcp_flags = hdr[tcp_off + tcp::kFlags];
+	out->nlayers = nlayers;
+	out->padded = padded;
+	out->l3_flush = outer.flush ? outer.flush : inner.flush;
+	out->gso_size = 0;
+	out->gso_segs = 1;
+	return TGC_R_NONE;
+}
+
+} // namespace tungro
+#endif

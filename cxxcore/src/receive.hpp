@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0
+// The one receive loop of the core (parse, find, decide, append, retry), inline and generic over the caller's
+// side: tgc_receive() runs it on the function pointers of tgc_rx_ops, the engine on its own table, so the engine's
+// lookup and append are inlined into the loop. One loop in the source, whoever drives it.
+#ifndef TUNGRO_RECEIVE_HPP
+#define TUNGRO_RECEIVE_HPP
+
+#include "parse.hpp"
+#include "rules.hpp"
+
+namespace tungro {
+
+// The TGC_IN_* bits tgc_decide() knows.
+constexpr u32 kDecideBits = TGC_IN_UPPER_FLUSH | TGC_IN_CSUM_BAD | TGC_IN_NOMERGE | TGC_IN_DECRYPTED;
+
+static inline void clear_result(tgc_rx_result *r)
+{
+	r->held = nullptr;
+	r->pkt = tgc_pkt{};
+	r->v = tgc_verdict{};
+	r->flags_off = 0;
+	r->parsed = r->located = r->foreign = r->retried = 0;
+	r->pad[0] = r->pad[1] = 0;
+}
+
+/*
+ * tgc_receive() on @seg with @in in place of seg->in. @ops: what tgc_rx_ops holds, as members:
+ *   u32 prepare(const tgc_pkt *pkt);                  TGC_IN_* bits to add (0: nothing to prepare)
+ *   void *find(const tgc_pkt *pkt, const u8 *hdr, tgc_held *held);   held is zeroed before
+ *   int append(void *held, const tgc_rx_result *r);   0, or nonzero when the buffers cannot
+ */
+template <class Ops> static inline void receive(const tgc_seg *seg, u32 in, Ops &ops, tgc_rx_result *r)
+{
+	tgc_held held{};
+
+	clear_result(r);
+	const unsigned refused = parse(seg->hdr, seg->hdr_len, seg->pkt_len, seg->encap, &r->pkt);
+	if (refused) {
+		// Passed up unmerged. When the outer layer refused it too (the kernel's inet_gro_receive flagged it), the
+		// kernel's TCP GRO still finds its flow: that flow's held packet goes up first and the flow keeps its
+		// order. A segment broken inside leaves the held packet alone, as 6.12 does.
+		r->v.action = TGC_PASS;
+		r->v.reason = static_cast<u8>(refused);
+		if ((in & (TGC_IN_OUTER_FLUSH | TGC_IN_UPPER_FLUSH)) &&
+		    tgc_flow_of(seg->hdr, seg->hdr_len, seg->encap, &r->pkt)) {
+			r->located = 1;
+			r->held = ops.find(&r->pkt, seg->hdr, &held);
+			r->v.flush_held = r->held != nullptr;
+		}
+		return;
+	}
+	r->parsed = 1;
+	if (seg->gso_size) {
+		r->pkt.gso_size = seg->gso_size;
+		r->pkt.gso_segs = seg->gso_segs;
+	}
+	in |= ops.prepare(&r->pkt);
+	if ((in & TGC_IN_CSUM_CHECK) && !(in & (TGC_IN_UPPER_FLUSH | TGC_IN_CSUM_BAD)) &&
+	    (!seg->data || !tgc_tcp_csum_ok(&r->pkt, seg->data, seg->pkt_len)))
+		in |= TGC_IN_CSUM_BAD;
+
+	r->held = ops.find(&r->pkt, seg->hdr, &held);
+	if (r->held && (held.flags & TGC_HELD_FOREIGN)) {
+		// Not tungro's packet (held before the install): it is completed, never merged into; start afresh.
+		decide(&r->pkt, seg->hdr, nullptr, in & kDecideBits, &r->v);
+		r->v.flush_held = 1;
+		r->foreign = 1;
+		return;
+	}
+	if (r->held && (held.flags & TGC_HELD_DECRYPTED))
+		in |= TGC_IN_DECRYPTED;
+	decide(&r->pkt, seg->hdr, r->held ? &held : nullptr, in & kDecideBits, &r->v);
+	if (r->v.action != TGC_MERGE)
+		return;
+	r->flags_off = static_cast<u16>(r->pkt.tcp_off + TGC_TCP_FLAGS_OFF);
+	if (ops.append(r->held, r) != 0) {
+		// The buffers could not take it: the same segment, decided as one that may not merge.
+		r->retried = 1;
+		r->flags_off = 0;
+		decide(&r->pkt, seg->hdr, &held, (in & kDecideBits) | TGC_IN_NOMERGE, &r->v);
+	}
+}
+
+} // namespace tungro
+#endif

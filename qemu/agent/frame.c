@@ -1,0 +1,289 @@
+/* frame.c - the crafted frames of frame.h: building (headers, checksums, payload) and sending them from eth1. */
+#include "agent.h"
+#include "frame.h"
+
+#include <errno.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+unsigned char g_mac_rx[6], g_mac_tx[6];
+static int g_txfd = -1, g_tx_ifindex;
+
+
+uint32_t csum_add(uint32_t s, const unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i + 1 < n; i += 2)
+		s += (uint32_t)(p[i] << 8 | p[i + 1]);
+	if (n & 1)
+		s += (uint32_t)p[n - 1] << 8;
+	return s;
+}
+
+uint16_t csum_fold(uint32_t s)
+{
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)~s;
+}
+
+
+const unsigned char A_OUT_SRC[4] = { 198, 18, 0, 2 }, A_OUT_DST[4] = { 198, 18, 0, 1 };
+const unsigned char A_IN_SRC[4] = { 198, 19, 1, 2 }, A_IN_DST[4] = { 198, 19, 1, 1 };
+const unsigned char A6_SRC[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0x41, [15] = 2 };
+const unsigned char A6_DST[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0x41, [15] = 1 };
+
+unsigned char pay_byte(int flow, uint32_t pos)
+{
+	return (unsigned char)(pos * 31u + (unsigned)flow * 7u + 0x5au + (pos >> 8));
+}
+
+static void ip4_hdr(unsigned char *h, int ihl, unsigned tot, uint8_t tos, int id, int df, int mf, uint8_t ttl,
+		    int proto, const unsigned char *src, const unsigned char *dst)
+{
+	int hl = ihl < 5 ? 20 : ihl * 4;   /* a bad IHL below 5 still gets a 20-byte header on the wire */
+	memset(h, 0, (size_t)hl);
+	h[0] = (unsigned char)(0x40 | (ihl & 15));
+	h[1] = tos;
+	put16(h + 2, tot);
+	put16(h + 4, (unsigned)id & 0xffff);
+	put16(h + 6, (df ? 0x4000u : 0) | (mf ? 0x2000u : 0));
+	h[8] = ttl;
+	h[9] = (unsigned char)proto;
+	memcpy(h + 12, src, 4);
+	memcpy(h + 16, dst, 4);
+	for (int i = 20; i < hl; i++)
+		h[i] = i == hl - 1 ? 0 : 1;   /* NOPs then EOL */
+	put16(h + 10, csum_fold(csum_add(0, h, (size_t)hl)));
+}
+
+int build_frame(const struct sd *d, unsigned char *f)
+{
+	int v6 = d->enc == E_P6 || d->enc == E_SIT;
+	int tun = d->enc == E_IPIP || d->enc == E_SIT;
+	int thl = d->icmp ? 8 : (d->ts ? 32 : 20);
+	int l4 = thl + d->pay;
+	int ihl = d->ihl ? d->ihl : 5;
+	int inner_hl = v6 ? 40 : (ihl < 5 ? 20 : ihl * 4);
+	int layers = tun ? 1 + d->nest : 0;
+	int hdrs = 14 + layers * 20 + inner_hl;
+	unsigned char *p = f + hdrs;
+
+	memcpy(f, g_mac_rx, 6);
+	memcpy(f + 6, g_mac_tx, 6);
+	put16(f + 12, v6 && !tun ? ETH_P_IPV6 : ETH_P_IP);
+
+	/* L4 first: its checksum covers the payload */
+	if (d->icmp) {
+		memset(p, 0, 8);
+		p[0] = v6 ? 128 : 8;
+		put16(p + 4, 0x7467);
+		put16(p + 6, (unsigned)d->idx);
+	} else {
+		memset(p, 0, (size_t)thl);
+		put16(p, (unsigned)(SPORT0 + d->portf));
+		put16(p + 2, DPORT);
+		put32(p + 4, d->seq);
+		put32(p + 8, d->ack);
+		p[12] = (unsigned char)((d->doff ? d->doff : thl / 4) << 4);
+		p[13] = (unsigned char)d->tflags;
+		put16(p + 14, d->win);
+		if (d->ts) {
+			p[20] = 1; p[21] = 1; p[22] = 8; p[23] = 10;
+			put32(p + 24, d->tsval);
+			put32(p + 28, 0x01020304);
+		}
+	}
+	for (int i = 0; i < d->pay; i++)
+		p[thl + i] = pay_byte(d->flow, d->seq + (uint32_t)i);
+	uint32_t s;
+	int l4proto = d->icmp ? (v6 ? 58 : 1) : 6;
+	if (v6) {
+		unsigned char ph[8] = { 0 };
+		put32(ph, (uint32_t)l4);
+		ph[7] = (unsigned char)l4proto;
+		s = csum_add(csum_add(csum_add(0, A6_SRC, 16), A6_DST, 16), ph, 8);
+	} else if (d->icmp) {
+		s = 0;   /* ICMPv4 has no pseudo header */
+	} else {
+		unsigned char ph[4] = { 0, 6, 0, 0 };
+		put16(ph + 2, (unsigned)l4);
+		s = csum_add(csum_add(csum_add(0, A_IN_SRC, 4), A_IN_DST, 4), ph, 4);
+	}
+	uint16_t c = csum_fold(csum_add(s, p, (size_t)l4));
+	if (d->badcsum)
+		c ^= 0x1234;
+	put16(p + (d->icmp ? 2 : 16), c);
+
+	/* inner (or only) network header */
+	unsigned char *nh = p - inner_hl;
+	if (v6) {
+		put32(nh, 0x60000000u | (uint32_t)d->tos << 20 | (d->flowlabel & 0xfffff));
+		put16(nh + 4, (unsigned)l4);
+		nh[6] = (unsigned char)l4proto;
+		nh[7] = d->ttl;
+		memcpy(nh + 8, A6_SRC, 16);
+		memcpy(nh + 24, A6_DST, 16);
+	} else {
+		ip4_hdr(nh, ihl, (unsigned)(inner_hl + l4), d->tos, d->id, d->df, d->mf, d->ttl, l4proto, A_IN_SRC,
+			A_IN_DST);
+	}
+	/* tunnel layers, innermost first; the outermost takes the outer fields of the case */
+	unsigned tot = (unsigned)(inner_hl + l4);
+	int proto = v6 ? 41 : 4;
+	for (int l = layers - 1; l >= 0; l--) {
+		unsigned char *oh = f + 14 + l * 20;
+		tot += 20;
+		if (l == 0)
+			ip4_hdr(oh, 5, tot + (unsigned)d->otot_delta, d->otos, d->oid, d->odf, 0, d->ottl, proto,
+				A_OUT_SRC, A_OUT_DST);
+		else
+			ip4_hdr(oh, 5, tot, 0, 0, 1, 0, 64, proto, A_OUT_SRC, A_OUT_DST);
+		proto = 4;
+	}
+	int len = hdrs + l4;
+	if (d->trunc && tun) {
+		/* the outer header is consistent with the cut frame: only the inner one is incomplete */
+		put16(f + 16, (unsigned)(d->trunc - 14));
+		put16(f + 24, 0);
+		put16(f + 24, csum_fold(csum_add(0, f + 14, 20)));
+	}
+	if (d->pad) {
+		memset(f + len, 0, (size_t)d->pad);
+		len += d->pad;
+	}
+	if (d->trunc && d->trunc < len)
+		len = d->trunc;
+	return len;
+}
+
+void sd_default(struct sd *d, int enc, int flow)
+{
+	memset(d, 0, sizeof(*d));
+	d->enc = enc;
+	d->flow = flow;
+	d->portf = flow;
+	d->pay = MSS;
+	d->tflags = 0x10;   /* ACK */
+	d->ack = 0x10000;
+	d->win = 512;
+	d->ttl = 64;
+	d->df = 1;
+	d->id = -1;         /* -1: incrementing, assigned by frames_number() */
+	d->ottl = 64;
+	d->odf = 1;
+	d->oid = 0;
+}
+
+void frames_number(struct sd *s, int n)
+{
+	uint32_t next[FRAME_MAXFLOWS];
+	int idx[FRAME_MAXFLOWS], ids[FRAME_MAXFLOWS];
+	for (int f = 0; f < FRAME_MAXFLOWS; f++) {
+		next[f] = 1000000u * (uint32_t)(f + 1);
+		idx[f] = 0;
+		ids[f] = 1000 + 100 * f;
+	}
+	for (int i = 0; i < n; i++) {
+		struct sd *d = &s[i];
+		int f = d->flow;
+		next[f] += (uint32_t)d->seq_gap;
+		d->seq = next[f];
+		if (!d->junk)
+			d->idx = ++idx[f];
+		if (!d->icmp && !d->junk)
+			next[f] += (uint32_t)d->pay;
+		/* a junk frame is not a segment of the flow: it takes no IP ID, so the flow's IDs stay consecutive */
+		if (d->id < 0)
+			d->id = d->junk ? ids[f] : ids[f]++;
+	}
+}
+
+static int read_mac6(const char *path, unsigned char mac[6])
+{
+	char buf[64];
+	unsigned m[6];
+	if (read_file(path, buf, sizeof(buf)) ||
+	    sscanf(buf, "%x:%x:%x:%x:%x:%x", &m[0], &m[1], &m[2], &m[3], &m[4], &m[5]) != 6)
+		return -1;
+	for (int i = 0; i < 6; i++)
+		mac[i] = (unsigned char)m[i];
+	return 0;
+}
+
+int frames_tx_open(const char *who)
+{
+	int rc;
+	if (g_txfd >= 0)
+		return 0;
+	if (read_mac6("/sys/class/net/eth0/address", g_mac_rx)) {
+		fail("%s: read eth0 MAC", who);
+		return -1;
+	}
+	/* the sender socket is created in the sender namespace and stays bound to its eth1 */
+	if ((rc = enter_ns(g_sender_ns))) {
+		fail("%s: setns sender: %s", who, strerror(-rc));
+		return -1;
+	}
+	int mac_ok = read_mac6("/sys/class/net/eth1/address", g_mac_tx) == 0;
+	g_tx_ifindex = (int)if_nametoindex("eth1");
+	g_txfd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);   /* protocol 0: send only */
+	int e = errno;
+	if ((rc = enter_ns(g_init_ns))) {
+		fail("%s: setns back: %s", who, strerror(-rc));
+		return -1;
+	}
+	if (g_txfd < 0 || !g_tx_ifindex) {
+		fail("%s: sender packet socket on eth1: %s", who, strerror(e));
+		return -1;
+	}
+	if (!mac_ok) {
+		/* sysfs shows the initial namespace's devices: take eth1's MAC from the socket's interface */
+		struct ifreq ifr;
+		memset(&ifr, 0, sizeof(ifr));
+		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "eth1");
+		if (ioctl(g_txfd, SIOCGIFHWADDR, &ifr) < 0) {
+			fail("%s: eth1 MAC: %s", who, strerror(errno));
+			return -1;
+		}
+		memcpy(g_mac_tx, ifr.ifr_hwaddr.sa_data, 6);
+	}
+	return 0;
+}
+
+#define SEND_BATCH 64
+
+int frames_send(const struct sd *s, int n)
+{
+	static unsigned char frames[SEND_BATCH][MAXFRAME];
+	struct mmsghdr mm[SEND_BATCH];
+	struct iovec iov[SEND_BATCH];
+	struct sockaddr_ll to = { .sll_family = AF_PACKET, .sll_ifindex = g_tx_ifindex, .sll_halen = 6 };
+
+	memcpy(to.sll_addr, g_mac_rx, 6);
+	/* one syscall per 64 frames, so a train reaches the receiver within as few NAPI cycles as we can help */
+	for (int base = 0; base < n; base += SEND_BATCH) {
+		int k = n - base < SEND_BATCH ? n - base : SEND_BATCH;
+		memset(mm, 0, sizeof(mm));
+		for (int i = 0; i < k; i++) {
+			iov[i].iov_base = frames[i];
+			iov[i].iov_len = (size_t)build_frame(&s[base + i], frames[i]);
+			mm[i].msg_hdr.msg_iov = &iov[i];
+			mm[i].msg_hdr.msg_iovlen = 1;
+			mm[i].msg_hdr.msg_name = &to;
+			mm[i].msg_hdr.msg_namelen = sizeof(to);
+		}
+		for (int sent = 0; sent < k;) {
+			int r = sendmmsg(g_txfd, mm + sent, (unsigned)(k - sent), 0);
+			if (r < 0)
+				return -errno;
+			sent += r;
+		}
+	}
+	return 0;
+}

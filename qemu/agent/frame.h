@@ -1,0 +1,62 @@
+/* frame.h - crafted Ethernet frames of TCP segments (plain IPv4/IPv6, IPIP, SIT) sent from the sender namespace's
+ * eth1 by AF_PACKET: the frame builder shared by the wire conformance run (conform.c) and the demo's crafted
+ * trains (demo.c). Addresses are net.c's: outer 198.18.0.2 -> 198.18.0.1, inner 198.19.1.2 -> 198.19.1.1 (IPIP,
+ * plain IPv4), 2001:db8:41::2 -> ::1 (SIT, plain IPv6).
+ */
+#ifndef TUNGRO_FRAME_H
+#define TUNGRO_FRAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum encap { E_P4, E_P6, E_IPIP, E_SIT, N_ENC };
+
+#define MSS 1400
+#define DPORT 7777
+#define SPORT0 40000
+#define MAXFRAME 1600
+#define FRAME_MAXFLOWS 64       /* flows frames_number() keeps apart (struct sd.flow 0..63) */
+
+/* One sent frame. Fields marked "from" apply to this segment only; cases set them per index. */
+struct sd {
+	int enc, flow, nest;          /* nest: extra IPIP layers outside the outer header */
+	int portf;                    /* source port SPORT0 + portf (flows may share ports) */
+	int pay;                      /* TCP payload (or ICMP data) bytes */
+	int icmp;                     /* ICMP/ICMPv6 echo instead of TCP */
+	unsigned tflags;              /* TCP flags byte */
+	int seq_gap;                  /* bytes skipped before this segment */
+	uint32_t ack; uint16_t win;
+	int ts; uint32_t tsval;
+	int badcsum, doff;            /* doff 0 = computed */
+	/* the inner (or only) IP header */
+	uint8_t ttl, tos; int df; int id; int ihl; int mf; uint32_t flowlabel;
+	/* outer IPv4 of a tunnel */
+	uint8_t ottl, otos; int odf; int oid; int otot_delta;
+	int pad;                      /* bytes after the IP packet (Ethernet padding) */
+	int trunc;                    /* frame cut to this many bytes (junk) */
+	int junk;                     /* receiver cannot parse it: counted as x */
+	uint32_t seq;                 /* filled in by frames_number() */
+	int idx;                      /* 1-based index within its flow */
+};
+
+extern unsigned char g_mac_rx[6], g_mac_tx[6];   /* eth0 (receiver), eth1 (sender) */
+extern const unsigned char A_OUT_SRC[4], A_OUT_DST[4], A_IN_SRC[4], A_IN_DST[4], A6_SRC[16], A6_DST[16];
+
+static inline void put16(unsigned char *p, unsigned v) { p[0] = (unsigned char)(v >> 8); p[1] = (unsigned char)v; }
+static inline void put32(unsigned char *p, uint32_t v) { put16(p, v >> 16); put16(p + 2, v & 0xffff); }
+static inline unsigned get16(const unsigned char *p) { return (unsigned)p[0] << 8 | p[1]; }
+static inline uint32_t get32(const unsigned char *p) { return (uint32_t)get16(p) << 16 | get16(p + 2); }
+
+uint32_t csum_add(uint32_t s, const unsigned char *p, size_t n);   /* ones' complement sum, big-endian words */
+uint16_t csum_fold(uint32_t s);
+unsigned char pay_byte(int flow, uint32_t pos);   /* payload byte at TCP sequence pos of a flow */
+
+void sd_default(struct sd *d, int enc, int flow);  /* a full-sized ACK segment with the usual header fields */
+void frames_number(struct sd *s, int n);           /* sequence numbers, per-flow indices, incrementing IDs */
+int build_frame(const struct sd *d, unsigned char *f);   /* f: MAXFRAME bytes; returns the frame length */
+
+/* eth0/eth1 MACs and the sender's AF_PACKET socket on eth1: 0, or -1 after fail() naming the step (who) */
+int frames_tx_open(const char *who);
+int frames_send(const struct sd *s, int n);        /* n frames, in order: 0 or -errno */
+
+#endif

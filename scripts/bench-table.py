@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""One table from make bench's two measurements: Google Benchmark's JSON (ns per segment, segments per second) and
+the callgrind dumps of bench_gro --callgrind (instructions per segment, and tungro's cost per stage from
+callgrind_annotate's inclusive counts).
+
+usage: bench-table.py BENCH_JSON CALLGRIND_DIR
+"""
+import glob
+import json
+import re
+import subprocess
+import sys
+
+# tungro's stages. The receive path is inlined into tgc_engine_receive (one loop, receive.hpp), so per-function
+# inclusive counts cannot split it: each instruction's source line (callgrind's line positions, inlined code
+# included) is mapped to the function of the core that line belongs to, and that function to a stage. Lines of the
+# byte-load helpers (be.hpp, headers.hpp) that the compiler kept apart count to the loop.
+STAGE_OF = {
+    "parse": "parse", "parse_ip": "parse", "set_extent": "parse", "is_ipv6_ext": "parse", "is_tunnel_proto": "parse",
+    "ipv4_hdr_sum": "parse",
+    "mix": "hash", "mix_l3": "hash", "tgc_flow_hash": "hash",
+    "is_flow_of": "lookup", "rx_find": "lookup", "same_flow": "lookup", "same_l3": "lookup",
+    "decide": "decide", "merge_flush": "decide", "l3_flush": "decide", "short_of_mss": "decide",
+    "rx_append": "append", "bench_append": "append",
+    "complete": "complete", "flush_bucket": "complete", "tgc_engine_flush": "complete", "bench_complete": "complete",
+    "tgc_finish": "complete", "tgc_complete": "complete", "tgc_fix_ipv4": "complete", "pseudo_sum": "complete",
+    "csum_add_bytes": "complete", "csum_fold": "complete",
+    "hold": "hold", "slot_for": "hold",
+    # the same stages before the loop was inlined (for a "before" table of an older core)
+    "tgc_parse": "parse", "tgc_same_flow": "lookup", "tgc_decide": "decide", "tgc_receive": "loop",
+    "load16": "loads", "load32": "loads", "ip_version": "loads", "words_equal": "loads", "store16": "loads",
+}
+# Helpers several stages call: counted to the stage of the function they run in.
+HELPERS = {"csum_add_bytes", "csum_fold", "pseudo_sum", "load16", "load32", "ip_version", "words_equal", "store16"}
+STAGES = ["parse", "hash", "lookup", "decide", "append", "hold", "complete", "loop"]
+DEF = re.compile(r"^(?:template <[^>]*> )?(?:__attribute__\(\([^)]*\)\) )?(?:static |extern \"C\" |inline |constexpr )*"
+                 r"[A-Za-z_][\w:<>*& ]*?\b([A-Za-z_]\w*)\(")
+_enclosing = {}
+DEBUG = False
+
+
+def enclosing(path, line):
+    """The function whose definition a source line belongs to (the last definition at column 0 above it)."""
+    if path not in _enclosing:
+        names, cur = [], None
+        try:
+            for text in open(path, errors="replace"):
+                m = DEF.match(text)
+                if m and not text.rstrip().endswith(";") and not text.startswith(("return", "if", "else")):
+                    cur = m.group(1)
+                names.append(cur)
+        except OSError:
+            pass
+        _enclosing[path] = names
+    names = _enclosing[path]
+    return names[line - 1] if 0 < line <= len(names) else None
+
+
+def stages(path):
+    """Instructions per stage of one callgrind dump (self costs by source line; call costs skipped)."""
+    names = {"fl": {}, "fi": {}, "fn": {}}
+    out = {}
+    fn = fl = cur = None
+    line = 0
+    skip = False
+    for raw in open(path, errors="replace"):
+        raw = raw.rstrip("\n")
+        m = re.match(r"^(fl|fi|fe|fn|cfi|cfl|cfn|cob|ob)=\((\d+)\)(?: (.*))?$", raw)
+        if m:
+            kind, ident, name = m.group(1), m.group(2), m.group(3)
+            table = {"fe": "fi", "cfi": "fl", "cfl": "fl", "cfn": "fn"}.get(kind, kind)
+            if table in names:
+                if name is not None:
+                    names[table][ident] = name
+                name = names[table].get(ident)
+            if kind == "fl":
+                fl = cur = name
+            elif kind in ("fi", "fe"):
+                cur = name
+            elif kind == "fn":
+                fn, cur = name, fl
+            continue
+        if raw.startswith("calls="):
+            skip = True
+            continue
+        m = re.match(r"^([+-]?\d+|\*) (\d+)$", raw)
+        if not m:
+            continue
+        pos = m.group(1)
+        line = line + int(pos) if pos[0] in "+-" else (line if pos == "*" else int(pos))
+        if skip:
+            skip = False
+            continue
+        cost = int(m.group(2))
+        base = re.sub(r"\(.*", "", (fn or "").replace("(anonymous namespace)::", "")).split("::")[-1]
+        src = enclosing(cur, line) if cur else None
+        if base == "tgc_engine_receive" or (base == "tungro_run" and src != "tungro_run"):
+            # The inlined receive path: the line's own function says the stage (a helper inlined there: the one
+            # stage that calls it in the loop, ipv4_hdr_sum's parse, else the loop).
+            stage = STAGE_OF.get(src, "loop")
+            if stage in ("loads", "complete") and src in HELPERS:
+                stage = "loop"
+        elif base == "tungro_run":
+            stage = "bench"
+        elif src in HELPERS or src is None:
+            # A helper in a function of its own: that function's stage.
+            stage = STAGE_OF.get(base) or STAGE_OF.get(src) or "other"
+        else:
+            stage = STAGE_OF.get(src) or STAGE_OF.get(base) or "other"
+        if stage == "other" and DEBUG:
+            print("other:", base, cur, line, src, cost)
+        out[stage] = out.get(stage, 0) + cost
+    return out
+
+
+def dumps(cgdir):
+    """{(scenario, engine): (instructions, segments, path)} from the dumps' trigger names."""
+    out = {}
+    for path in glob.glob(f"{cgdir}/cg.out.*.*"):
+        with open(path, errors="replace") as f:
+            text = f.read(4096)
+        m = re.search(r"^desc: Trigger: Client Request: (\S+)/(\S+)/(\d+)$", text, re.M)
+        t = re.search(r"^(?:summary|totals): (\d+)$", open(path, errors="replace").read(), re.M)
+        if m and t:
+            out[(m.group(1), m.group(2))] = (int(t.group(1)), int(m.group(3)), path)
+    return out
+
+
+def main():
+    bench = json.load(open(sys.argv[1]))
+    cg = dumps(sys.argv[2])
+    rows = {}
+    for b in bench["benchmarks"]:
+        if b.get("error_occurred"):
+            sys.exit(f"bench: {b['name']}: {b.get('error_message')}")
+        scen, eng = b["name"].split("/")[:2]
+        rows.setdefault(scen, {})[eng] = (1e9 / b["items_per_second"], b["items_per_second"])
+    order = list(dict.fromkeys(b["name"].split("/")[0] for b in bench["benchmarks"]))
+
+    def ipseg(scen, eng):
+        c = cg.get((scen, eng))
+        return c[0] / c[1] if c else None
+
+    fmt = lambda v, spec: format(v, spec) if v is not None else "-"
+    print()
+    print("ns/seg: wall clock (Google Benchmark, manual timing of the GRO calls); instr/seg: callgrind Ir;")
+    print("ratio: tungro / DPDK (burst = rte_gro_reassemble_burst, heavy = rte_gro_reassemble + timeout flush)")
+    hdr = (f"{'scenario':<19}{'engine':<11}{'ns/seg':>8}{'Mseg/s':>8}{'instr/seg':>10}"
+           f"{'ns ratio':>10}{'instr ratio':>12}")
+    print(hdr)
+    print("-" * len(hdr))
+    for scen in order:
+        tg_ns = rows[scen]["tungro"][0]
+        tg_ip = ipseg(scen, "tungro")
+        for eng in ("tungro", "dpdk_burst", "dpdk_heavy"):
+            if eng not in rows[scen]:
+                continue
+            ns, rate = rows[scen][eng]
+            ip = ipseg(scen, eng)
+            ns_r = ip_r = ""
+            if eng != "tungro":
+                ns_r = f"{tg_ns / ns:.2f}x"
+                ip_r = f"{tg_ip / ip:.2f}x" if ip and tg_ip else "-"
+            print(f"{scen:<19}{eng:<11}{ns:>8.1f}{rate / 1e6:>8.1f}{fmt(ip, '.0f'):>10}{ns_r:>10}{ip_r:>12}")
+    print()
+    print("tungro per stage, instructions per segment (callgrind, each source line to its function of the core: "
+          "parse, hash, lookup = flow table walk + same_flow, decide = the rules, append, hold = new flow, complete ="
+          " completion and flush incl. the bench's op and tgc_finish, loop = the receive"
+          " loop and engine bookkeeping):")
+    labels = STAGES + ["other", "total"]
+    print(f"{'scenario':<19}" + "".join(f"{l:>9}" for l in labels))
+    for scen in order:
+        c = cg.get((scen, "tungro"))
+        if not c:
+            continue
+        st = stages(c[2])
+        segs = c[1]
+        other = sum(v for k, v in st.items() if k not in STAGES)
+        vals = [st.get(k, 0) for k in STAGES] + [other, sum(st.values())]
+        print(f"{scen:<19}" + "".join(f"{v / segs:>9.1f}" for v in vals))
+
+
+if __name__ == "__main__":
+    main()

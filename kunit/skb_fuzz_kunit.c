@@ -22,10 +22,12 @@
 
 static unsigned int fuzz_trains = 10000;
 module_param(fuzz_trains, uint, 0444);
-MODULE_PARM_DESC(fuzz_trains, "random trains of the skb-shape fuzzer (tungro_skb_fuzz)");
+MODULE_PARM_DESC(fuzz_trains,
+		 "random trains of the skb-shape fuzzer (tungro_skb_fuzz), 1..10000000 (default 10000)");
 static unsigned int fuzz_seed = 20241201;
 module_param(fuzz_seed, uint, 0444);
-MODULE_PARM_DESC(fuzz_seed, "PRNG seed of the skb-shape fuzzer; batch b uses fuzz_seed + b");
+MODULE_PARM_DESC(fuzz_seed,
+		 "PRNG seed of the skb-shape fuzzer; batch b uses fuzz_seed + b (default 20241201)");
 
 #define TGF_BATCH 500		/* trains per KUnit parameter (allocations freed per batch) */
 #define TGF_MAX_TRAIN 24	/* segments of one train (every flow together) */

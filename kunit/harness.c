@@ -7,6 +7,7 @@
  * gro_complete -> netif_receive_skb_list -> our rx_handler, which takes every skb the stack would
  * have received.
  */
+#include <linux/delay.h>
 #include <linux/etherdevice.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -21,10 +22,12 @@
 
 #include "../module/tungro.h"
 #include "../module/tungro_cb.h"
+#include "../module/tungro_engine.h"
 #include "tungro_kunit.h"
 
 #define TGK_MAX_FRAME 1600
 #define TGK_MAX_INPUT 8192	/* one input skb: a GSO input holds several MSS segments */
+#define TGK_FLOW_KEYS 2048	/* order keys: inner source port - 40000 (0-255), encap, label */
 
 struct tgk_ctx {
 	struct net_device *dev;
@@ -56,7 +59,8 @@ int tgk_suite_init(struct kunit_suite *suite)
 {
 	int err;
 
-	tgk = kzalloc(sizeof(*tgk), GFP_KERNEL);
+	/* The frames of a run take over a MiB: vmalloc'd. */
+	tgk = kvzalloc(sizeof(*tgk), GFP_KERNEL);
 	if (!tgk)
 		return -ENOMEM;
 	skb_queue_head_init(&tgk->rx);
@@ -90,7 +94,7 @@ free_dev:
 	netif_napi_del(&tgk->napi);
 	free_netdev(tgk->dev);
 free_ctx:
-	kfree(tgk);
+	kvfree(tgk);
 	tgk = NULL;
 	return err;
 }
@@ -108,7 +112,7 @@ void tgk_suite_exit(struct kunit_suite *suite)
 	free_netdev(tgk->dev);
 	skb_queue_purge(&tgk->rx);
 	skb_queue_purge(&tgk->keep);
-	kfree(tgk);
+	kvfree(tgk);
 	tgk = NULL;
 }
 
@@ -261,8 +265,8 @@ static unsigned int tgk_build(u8 *buf, const struct tgk_seg *s)
 
 /*
  * A received skb holding @frame behind an Ethernet header: linear, or with the part past o->head in
- * one page frag (or two, split at o->frag_split), as NAPI drivers build them; optionally with no
- * tailroom, or a clone.
+ * one page frag (or two, split at o->frag_split), as NAPI drivers build them, or in one skb on the
+ * frag_list; optionally with extra headroom, no tailroom, or a clone.
  */
 static struct sk_buff *tgk_skb(struct kunit *test, const u8 *frame, unsigned int len,
 			       const struct tgk_opts *o)
@@ -271,12 +275,12 @@ static struct sk_buff *tgk_skb(struct kunit *test, const u8 *frame, unsigned int
 	struct sk_buff *skb;
 	struct ethhdr *eth;
 
-	if (o->page_frag)
+	if (o->page_frag || o->frag_list)
 		head = o->no_linear ? 0 : min(len, o->head ? o->head : 128u);
-	skb = alloc_skb(head + ETH_HLEN + (o->tight ? 0 : 64) + 8, GFP_KERNEL);
+	skb = alloc_skb(o->headroom + head + ETH_HLEN + (o->tight ? 0 : 64) + 8, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, skb);
 	/* Network header address = o->align (mod 4). */
-	reserve = 0;
+	reserve = o->headroom;
 	while (((unsigned long)(skb->data + reserve + ETH_HLEN) & 3) != o->align)
 		reserve++;
 	skb_reserve(skb, reserve);
@@ -286,6 +290,17 @@ static struct sk_buff *tgk_skb(struct kunit *test, const u8 *frame, unsigned int
 	eth->h_source[5] = 2;
 	eth->h_proto = htons(ETH_P_IP);
 	skb_put_data(skb, frame, head);
+	if (o->frag_list && head < len) {
+		struct sk_buff *rest = alloc_skb(len - head, GFP_KERNEL);
+
+		KUNIT_ASSERT_NOT_NULL(test, rest);
+		skb_put_data(rest, frame + head, len - head);
+		skb_shinfo(skb)->frag_list = rest;
+		skb->len += rest->len;
+		skb->data_len += rest->len;
+		skb->truesize += rest->truesize;
+		head = len;
+	}
 	split = o->frag_split > head && o->frag_split < len ? o->frag_split : len;
 	while (head < len) {
 		struct page *page = alloc_page(GFP_KERNEL);
@@ -378,7 +393,7 @@ static bool tgk_match(struct kunit *test, struct sk_buff *seg, unsigned int gso_
 		    !tgk_same_frame(seg->data, tgk->frames[j], seg->len, gso_type))
 			continue;
 		used[j] = true;
-		if (flow < 64) {
+		if (flow < TGK_FLOW_KEYS) {
 			KUNIT_EXPECT_GT_MSG(test, (int)j, last_of_flow[flow],
 					    "segment %u delivered out of its flow's order", j);
 			last_of_flow[flow] = j;
@@ -433,13 +448,13 @@ static void tgk_collect(struct kunit *test, const struct tgk_seg *segs, unsigned
 			struct tgk_result *res)
 {
 	bool *used = kunit_kzalloc(test, tgk->nframes * sizeof(bool) + 1, GFP_KERNEL);
-	int *last = kunit_kzalloc(test, 64 * sizeof(int), GFP_KERNEL);
+	int *last = kunit_kcalloc(test, TGK_FLOW_KEYS, sizeof(int), GFP_KERNEL);
 	unsigned int matched = 0, i;
 	struct sk_buff *skb;
 
 	KUNIT_ASSERT_NOT_NULL(test, used);
 	KUNIT_ASSERT_NOT_NULL(test, last);
-	for (i = 0; i < 64; i++)
+	for (i = 0; i < TGK_FLOW_KEYS; i++)
 		last[i] = -1;
 	while ((skb = skb_dequeue(&tgk->rx))) {
 		struct tgk_pkt *p = &res->pkt[res->n];
@@ -485,9 +500,15 @@ static void tgk_prepare(struct kunit *test, const struct tgk_seg *segs, unsigned
 
 			KUNIT_ASSERT_LE(test, tgk->nframes, (unsigned int)TGK_MAX_SEGS);
 			tgk->frame_len[f] = tgk_build(tgk->frames[f], &w);
-			/* order key: port (0-7), encap, IPv6 flow label (another label: a flow) */
-			tgk->flow[f] = ((w.sport - 40000) & 7) | (w.encap << 3) |
-				       (w.inner6.flow_label ? 32 : 0);
+			/*
+			 * order key: port (0-255), encap, IPv6 flow label (another label: a flow);
+			 * none (TGK_FLOW_KEYS) for a bad checksum: the kernel's TCP GRO validates it
+			 * before looking for the flow (tcp4_gro_receive), so it goes up before a held
+			 * packet of its flow
+			 */
+			tgk->flow[f] = w.bad_csum ? TGK_FLOW_KEYS :
+				       ((w.sport - 40000) & 0xff) | (w.encap << 8) |
+				       (w.inner6.flow_label ? 1024 : 0);
 			w.seq += w.payload_len;
 			w.inner4.id++;
 			w.outer.id += w.encap == TGK_PLAIN4 ? 1 : 0;
@@ -513,6 +534,91 @@ void tgk_run(struct kunit *test, const struct tgk_seg *segs, unsigned int n,
 	napi_complete_done(&tgk->napi, 0);
 	local_bh_enable();
 
+	tgk_collect(test, segs, n, res);
+}
+
+/* ---- engine path: tungro's NAPI glue (tungro_engine.c) on a test receive queue ---- */
+
+/* Waits up to 5 s for @q to be idle: input drained, NAPI done, (@all) nothing queued or held. */
+static bool tgk_engine_idle(struct tungro_rxq *q, bool all)
+{
+	unsigned long end = jiffies + 5 * HZ;
+
+	while (skb_queue_len(&q->input) || napi_is_scheduled(&q->napi) ||
+	       (all && atomic_read(&q->td->inflight))) {
+		if (time_after(jiffies, end))
+			return false;
+		usleep_range(500, 1000);
+	}
+	return true;
+}
+
+void tgk_run_engine(struct kunit *test, const struct tgk_seg *segs, unsigned int n,
+		    const struct tgk_opts *opts, struct tgk_result *res, struct tgk_engine_run *run)
+{
+	struct sk_buff_head in;
+	struct tungro_dev *td;
+	struct tungro_rxq *q;
+	struct tgc_engine_stats st;
+	unsigned long first_jiffy;
+	struct sk_buff *skb;
+	unsigned int i;
+	int err;
+
+	tgk_prepare(test, segs, n, opts, res);
+	KUNIT_ASSERT_LE(test, run->extra_polls, (unsigned int)ARRAY_SIZE(run->held_after));
+	td = kunit_kzalloc(test, struct_size(td, rxq, 1), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, td);
+	td->dev = tgk->dev;
+	td->nq = 1;
+	td->napi_dev = alloc_netdev_dummy(0);
+	KUNIT_ASSERT_NOT_NULL(test, td->napi_dev);
+	q = &td->rxq[0];
+	err = tungro_rxq_init(q, td, run->buckets, run->flows,
+			      run->kernel_hash ? TGC_ENGINE_CALLER_HASH : 0);
+	if (err)
+		free_netdev(td->napi_dev);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	WRITE_ONCE(tgk->dev->gro_flush_timeout, run->flush_timeout);
+	WRITE_ONCE(tgk->dev->napi_defer_hard_irqs, run->defer_hard_irqs);
+
+	__skb_queue_head_init(&in);
+	for (i = 0; i < n; i++)
+		__skb_queue_tail(&in, tgk_input(test, &segs[i], opts));
+	/* All queued before this CPU's softirq runs the NAPI: polls of min(64, what is left). */
+	first_jiffy = jiffies;
+	local_bh_disable();
+	while ((skb = __skb_dequeue(&in)))
+		tungro_rxq_enqueue(q, skb);
+	local_bh_enable();
+	KUNIT_EXPECT_TRUE_MSG(test, tgk_engine_idle(q, !run->stop_held),
+			      "engine queue not idle after 5 s: %u queued, %d in flight",
+			      skb_queue_len(&q->input), atomic_read(&td->inflight));
+
+	tgc_engine_get_stats(q->engine, &run->st);
+	for (i = 0; i < run->extra_polls; i++) {
+		local_bh_disable();
+		napi_schedule(&q->napi);
+		local_bh_enable();
+		KUNIT_EXPECT_TRUE(test, tgk_engine_idle(q, false));
+		tgc_engine_get_stats(q->engine, &st);
+		run->held_after[i] = st.held_now;
+	}
+	run->one_jiffy = !time_after(jiffies, first_jiffy);
+	run->held_at_stop = 0;
+	run->queued_at_stop = 0;
+	tungro_rxq_stop(q, run->stop_direct, &run->held_at_stop, &run->queued_at_stop);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&td->inflight), 0,
+			    "skbs neither delivered nor freed after the stop (a leak)");
+	run->polls = q->acc[TUNGRO_Q_POLLS];
+	run->polls_full = q->acc[TUNGRO_Q_POLLS_FULL];
+	run->timer_armed = q->acc[TUNGRO_Q_TIMER_ARMED];
+	run->lists = q->acc[TUNGRO_Q_LISTS];
+	run->list_pkts = q->acc[TUNGRO_Q_LIST_PKTS];
+	tungro_rxq_free(q);
+	free_netdev(td->napi_dev);
+	WRITE_ONCE(tgk->dev->gro_flush_timeout, 0);
+	WRITE_ONCE(tgk->dev->napi_defer_hard_irqs, 0);
 	tgk_collect(test, segs, n, res);
 }
 
@@ -636,10 +742,10 @@ void tgk_run_direct(struct kunit *test, const struct tgk_seg *segs, unsigned int
 			 */
 			list_for_each_entry(p, &held, list) {
 				if (opts->stale_magic) {
-					TUNGRO_CB(p)->magic = TUNGRO_CB_MAGIC;
+					tungro_cb_set_mark(p, TUNGRO_CB_MAGIC);
 					NAPI_GRO_CB(p)->age = READ_ONCE(tungro_installed_at);
 				} else {
-					TUNGRO_CB(p)->word = 0;
+					tungro_cb_reset(p);
 				}
 			}
 		}

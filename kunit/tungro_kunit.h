@@ -44,13 +44,20 @@
  *   k03_inner_padding_checksum_not_trusted
  *   K07 k07_refuses_a_module_offload (the guest check stacks a real module)
  *   issue 7's finding 8: sit_inner_exthdr_to_the_kernel; finding 9: stale_magic_goes_to_the_kernel.
+ *   Random trains in random skb layouts (skb-shape fuzzing): tungro_skb_fuzz/skb_shapes.
  *   K01 (FOU/GUE) and K06 (load/unload under traffic) need real traffic: guest checks (qemu/agent).
+ *   E01-E05 through the engine's NAPI glue (tungro_engine.c) on a test receive queue:
+ *   tungro_engine/e01_ninth_flow_evicts_the_oldest  e02_two_hundred_flows_keep_coalescing
+ *   e03_non_coalescable_in_lists  e04_budget_exhausted_mid_train  e05_stop_delivers_held;
+ *   issue 8's 16-flow trains, 8 x 8 vs one bucket of 8 fed hash 0: crafted_16_flow_trains.
  */
 #ifndef TUNGRO_KUNIT_H
 #define TUNGRO_KUNIT_H
 
 #include <kunit/test.h>
 #include <linux/skbuff.h>
+
+#include "../cxxcore/include/tungro_core.h"
 
 enum tgk_encap { TGK_PLAIN4, TGK_IPIP, TGK_SIT };
 
@@ -96,6 +103,9 @@ struct tgk_opts {
 	bool no_linear;		/* page_frag: nothing linear past the Ethernet header (frag0) */
 	unsigned int frag_split;	/* page_frag: first frag ends here, a second has the rest */
 	bool clone;		/* hand GRO a clone: shared head, a pull must reallocate it (K05) */
+	/* the part past head in one skb on the frag_list, not in page frags (GRO passes it up) */
+	bool frag_list;
+	unsigned int headroom;	/* extra bytes before the Ethernet header (then aligned as asked) */
 	bool tight;		/* no tailroom: a pull must reallocate the head (K05) */
 	bool csum_complete;	/* CHECKSUM_COMPLETE device help, skb->csum over the packet */
 	/* round trip ignores inner IPv4 IDs: fixed IDs with DF clear come back numbered (L12) */
@@ -107,7 +117,8 @@ struct tgk_opts {
 	bool stale_magic;
 };
 
-#define TGK_MAX_SEGS 96		/* wire segments of a run (a GSO input counts as its gso_segs) */
+/* wire segments of a run (a GSO input counts as its gso_segs); the engine's E02 sends 800 */
+#define TGK_MAX_SEGS 800
 
 /* One delivered packet as the stack saw it after GRO. */
 struct tgk_pkt {
@@ -159,6 +170,35 @@ void tgk_run(struct kunit *test, const struct tgk_seg *segs, unsigned int n,
  */
 void tgk_run_direct(struct kunit *test, const struct tgk_seg *segs, unsigned int n,
 		    const struct tgk_opts *opts, struct tgk_result *res, int forget_after);
+
+/* An engine run (tgk_run_engine): the table, how it ends, and what the glue counted. */
+struct tgk_engine_run {
+	u32 buckets, flows;
+	bool kernel_hash;		/* bucket by skb->hash (0 here), as 6.12's GRO */
+	unsigned long flush_timeout;	/* the device's gro_flush_timeout, ns */
+	u32 defer_hard_irqs;		/* the device's napi_defer_hard_irqs */
+	/* polls without work after the idle, before the stop, as the hrtimer's (at most 4) */
+	unsigned int extra_polls;
+	bool stop_held;			/* stop the queue with what the engine still holds (E05) */
+	bool stop_direct;		/* ... as NETDEV_UNREGISTER does (netif_receive_skb_core) */
+	/* out: the engine's counters before the stop, what the stop found, the queue's counters */
+	struct tgc_engine_stats st;
+	u32 held_after[4];		/* held_now after each extra poll */
+	bool one_jiffy;			/* the arrivals and the extra polls all in one jiffy */
+	u64 held_at_stop, queued_at_stop;
+	u64 polls, polls_full, timer_armed, lists, list_pkts;
+};
+
+/*
+ * Runs the segments through tungro's engine glue (module/tungro_engine.c) on a test receive queue
+ * of the test device: all handed to tungro_rxq_enqueue() before the softirq runs, so its NAPI polls
+ * take exactly 64 (its weight) at a time; waits until the queue is idle (and, unless @run asks to
+ * stop with packets held, until everything went up), stops the queue and checks what the stack
+ * received as tgk_run does.
+ */
+void tgk_run_engine(struct kunit *test, const struct tgk_seg *segs, unsigned int n,
+		    const struct tgk_opts *opts, struct tgk_result *res,
+		    struct tgk_engine_run *run);
 
 /* Expects the delivered packets to hold exactly the given segment counts, in order. */
 void tgk_expect_counts(struct kunit *test, const struct tgk_result *res,

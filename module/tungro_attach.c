@@ -36,17 +36,20 @@
 
 static char *attach;
 module_param(attach, charp, 0444);
-MODULE_PARM_DESC(attach, "virtio-net devices to attach at load: attach=eth1,eth2");
+MODULE_PARM_DESC(attach,
+		 "virtio-net devices of the initial network namespace to attach to the engine at load, comma-separated: attach=eth1,eth2 (default: none; one refused device refuses the load)");
 static unsigned int buckets = TGC_ENGINE_BUCKETS;
 module_param(buckets, uint, 0444);
-MODULE_PARM_DESC(buckets, "engine buckets per receive queue (a power of two, 1..256, default 8)");
+MODULE_PARM_DESC(buckets,
+		 "engine hash buckets per receive queue of an attached device: a power of two, 1..256 (default 8)");
 static unsigned int flows = TGC_ENGINE_FLOWS;
 module_param(flows, uint, 0444);
-MODULE_PARM_DESC(flows, "held flows per engine bucket (1..256, default 8)");
+MODULE_PARM_DESC(flows,
+		 "held flows (GRO packets) per engine bucket, 1..256 (default 8); each queue holds up to buckets x flows");
 static bool kernel_hash;
 module_param(kernel_hash, bool, 0444);
 MODULE_PARM_DESC(kernel_hash,
-		 "1: bucket by skb->hash as 6.12's GRO does (0 from virtio-net); 0: tungro's flow hash");
+		 "engine bucket from skb->hash as 6.12's GRO does (virtio-net without hash reports gives 0: one bucket) instead of tungro's flow hash: 0 or 1 (default 0)");
 
 /* How long a detach waits for the queues to drain before it unhooks anyway. */
 #define TUNGRO_DRAIN_MS 1000
@@ -109,8 +112,8 @@ static rx_handler_result_t tungro_rx_handler(struct sk_buff **pskb)
 	struct tungro_rxq *q;
 	unsigned int kind;
 
-	if (TUNGRO_CB(skb)->magic == TUNGRO_CB_DELIVERED) {
-		TUNGRO_CB(skb)->word = 0;
+	if (tungro_cb_has_mark(skb, TUNGRO_CB_DELIVERED)) {
+		tungro_cb_reset(skb);
 		return RX_HANDLER_PASS;
 	}
 	td = rcu_dereference(skb->dev->rx_handler_data);
@@ -123,13 +126,17 @@ static rx_handler_result_t tungro_rx_handler(struct sk_buff **pskb)
 		atomic64_inc(&td->not_handled[kind]);
 		return RX_HANDLER_PASS;
 	}
-	/* Detaching: once nothing is queued or held, frames go up directly and stay in order. */
-	if (READ_ONCE(td->closing) && !atomic_read(&td->inflight))
-		return RX_HANDLER_PASS;
 	q = &td->rxq[skb_rx_queue_recorded(skb) ? skb_get_rx_queue(skb) % td->nq : 0];
-	atomic_inc(&td->inflight);
-	skb_queue_tail(&q->input, skb);
-	napi_schedule(&q->napi);
+	/*
+	 * Detaching: once nothing is queued or held, frames go up directly and stay in order, if
+	 * the queue's last poll ran on this CPU: what it delivered is ahead of them in this CPU's
+	 * backlog and in the tunnels' per-CPU gro_cells. Otherwise this frame is queued and the
+	 * poll it schedules runs here.
+	 */
+	if (READ_ONCE(td->closing) && !atomic_read(&td->inflight) &&
+	    READ_ONCE(q->poll_cpu) == smp_processor_id())
+		return RX_HANDLER_PASS;
+	tungro_rxq_enqueue(q, skb);
 	return RX_HANDLER_CONSUMED;
 }
 
@@ -145,6 +152,39 @@ static bool tungro_is_virtio_net(const struct net_device *dev)
 
 	return parent && parent->driver && parent->driver->name &&
 	       !strcmp(parent->driver->name, "virtio_net");
+}
+
+/*
+ * Clears NETIF_F_GRO of a running device with its NAPI instances quiet. A NAPI that holds packets
+ * in its GRO lists when GRO goes off hands the flow's later segments up first: dev_gro_receive()
+ * stops merging at once and delivers them in gro_normal_batch lists, while the held packets wait
+ * for the end of the poll (the 100-cycle attach/detach guest check counted hundreds of
+ * out-of-order segments at the receiver). napi_disable() returns after a completing poll, which
+ * flushed those lists. Only instances with a weight: virtio-net never enables a TX NAPI of weight
+ * 0. Each is scheduled once after napi_enable(), as virtio-net does itself, for what arrived
+ * while it was off.
+ */
+static void tungro_gro_off(struct net_device *dev)
+{
+	bool quiet = netif_running(dev);
+	struct napi_struct *napi;
+
+	if (quiet)
+		list_for_each_entry(napi, &dev->napi_list, dev_list)
+			if (napi->weight)
+				napi_disable(napi);
+	dev->wanted_features &= ~NETIF_F_GRO;
+	netdev_update_features(dev);
+	if (!quiet)
+		return;
+	list_for_each_entry(napi, &dev->napi_list, dev_list) {
+		if (!napi->weight)
+			continue;
+		napi_enable(napi);
+		local_bh_disable();
+		napi_schedule(napi);
+		local_bh_enable();
+	}
 }
 
 /* Unhooks and frees @td. @gone: the device is being unregistered (no wait, no feature change). */
@@ -167,7 +207,7 @@ static void tungro_detach(struct tungro_dev *td, bool gone)
 		 */
 		WRITE_ONCE(td->closing, true);
 		for (i = 0; i < td->nq; i++)
-			napi_schedule(&td->rxq[i].napi);
+			tungro_rxq_kick(&td->rxq[i]);
 		while (atomic_read(&td->inflight) && waited < TUNGRO_DRAIN_MS) {
 			usleep_range(500, 1000);
 			waited++;
@@ -187,7 +227,7 @@ static void tungro_detach(struct tungro_dev *td, bool gone)
 	}
 	for (i = 0; i < td->nq; i++)
 		tungro_rxq_free(&td->rxq[i]);
-	free_netdev(td->napi_dev);
+	tungro_napi_dev_free(td->napi_dev);
 	list_del(&td->node);
 	pr_info("%s detached%s, GRO %s\n", dev->name, gone ? " (device going away)" : "",
 		gone ? "left as is" : td->gro_was_wanted ? "back on" : "stays off as before");
@@ -230,7 +270,7 @@ static int tungro_attach_name(const char *name)
 		return -ENOMEM;
 	td->dev = dev;
 	td->nq = nq;
-	td->napi_dev = alloc_netdev_dummy(0);
+	td->napi_dev = tungro_napi_dev_alloc();
 	if (!td->napi_dev) {
 		err = -ENOMEM;
 		goto free_td;
@@ -246,8 +286,7 @@ static int tungro_attach_name(const char *name)
 		goto stop_queues;
 	netdev_hold(dev, NULL, GFP_KERNEL);
 	td->gro_was_wanted = dev->wanted_features & NETIF_F_GRO;
-	dev->wanted_features &= ~NETIF_F_GRO;
-	netdev_update_features(dev);
+	tungro_gro_off(dev);
 	list_add_tail(&td->node, &tungro_devs);
 	td->dir = debugfs_create_dir(dev->name, tungro_debugfs_root());
 	debugfs_create_file("stats", 0444, td->dir, td, &tungro_dev_stats_fops);
@@ -262,7 +301,7 @@ stop_queues:
 		tungro_rxq_stop(&td->rxq[i], false, &none, &none);
 		tungro_rxq_free(&td->rxq[i]);
 	}
-	free_netdev(td->napi_dev);
+	tungro_napi_dev_free(td->napi_dev);
 free_td:
 	kfree(td);
 	pr_err("attach %s: %d\n", name, err);

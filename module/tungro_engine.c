@@ -21,6 +21,7 @@
 #include "tungro.h"
 #include "tungro_cb.h"
 #include "tungro_engine.h"
+#include "tungro_trace.h"
 
 static void tungro_q_count(struct tungro_rxq *q, unsigned int idx, u64 n)
 {
@@ -53,6 +54,7 @@ static void tungro_rxq_deliver(struct tungro_rxq *q)
 	tungro_q_count(q, TUNGRO_Q_LISTS, 1);
 	tungro_q_count(q, TUNGRO_Q_LIST_PKTS, n);
 	tungro_q_count(q, TUNGRO_Q_LIST_SEGS, q->out_segs);
+	trace_tungro_deliver(q->td->dev, q - q->td->rxq, n, q->out_segs, q->direct);
 	if (q->direct) {
 		/* The device is being unregistered, its backlogs flushed: no RPS from here on. */
 		list_for_each_entry_safe(skb, next, &q->out, list) {
@@ -71,12 +73,12 @@ static void tungro_rxq_deliver(struct tungro_rxq *q)
 /* Queues @skb (@segs wire segments) for delivery; a list goes up at gro_normal_batch segments. */
 static void tungro_rxq_out(struct tungro_rxq *q, struct sk_buff *skb, unsigned int segs)
 {
-	TUNGRO_CB(skb)->word = 0;
-	TUNGRO_CB(skb)->magic = TUNGRO_CB_DELIVERED;
+	tungro_cb_reset(skb);
+	tungro_cb_set_mark(skb, TUNGRO_CB_DELIVERED);
 	list_add_tail(&skb->list, &q->out);
 	q->out_pkts++;
 	q->out_segs += segs;
-	if (q->out_segs >= READ_ONCE(net_hotdata.gro_normal_batch))
+	if (q->out_segs >= tungro_gro_normal_batch())
 		tungro_rxq_deliver(q);
 }
 
@@ -207,6 +209,23 @@ static bool tungro_csum_bad(struct sk_buff *skb, const struct tgc_seg *seg)
 	return csum_ipv6_magic(&ip6->saddr, &ip6->daddr, len, IPPROTO_TCP, sum) != 0;
 }
 
+/*
+ * tgc_engine_receive() with the tungro_flush tracepoint enabled: the segment's flow hash is taken
+ * before the engine runs (it may deliver the skb), the reason from its result after.
+ */
+static void tungro_rxq_receive_traced(struct tungro_rxq *q, const struct tgc_seg *seg,
+				      struct sk_buff *skb)
+{
+	u32 hash = tungro_seg_hash(seg);
+	struct tgc_rx_result r;
+
+	tgc_engine_receive(q->engine, seg, skb, &r);
+	if (r.v.reason)
+		trace_tungro_flush(r.v.reason, TUNGRO_LAYER_ENGINE, seg->encap, hash,
+				   seg->gso_segs ? seg->gso_segs : 1, seg->pkt_len,
+				   r.v.flush_held && r.held);
+}
+
 /* One skb into the engine: it ends appended, held, or queued for delivery. */
 static void tungro_rxq_feed(struct tungro_rxq *q, struct sk_buff *skb, unsigned long now)
 {
@@ -254,18 +273,44 @@ static void tungro_rxq_feed(struct tungro_rxq *q, struct sk_buff *skb, unsigned 
 	if (skb->ip_summed != CHECKSUM_UNNECESSARY && skb->ip_summed != CHECKSUM_PARTIAL &&
 	    !(seg.in & TGC_IN_UPPER_FLUSH) && tungro_csum_bad(skb, &seg))
 		seg.in |= TGC_IN_CSUM_BAD;
-	tgc_engine_receive(q->engine, &seg, skb, NULL);
+	if (trace_tungro_flush_enabled())
+		tungro_rxq_receive_traced(q, &seg, skb);
+	else
+		tgc_engine_receive(q->engine, &seg, skb, NULL);
 	return;
 pass:
 	tungro_rxq_out(q, skb, 1);
 }
 
 /*
+ * The gro_flush_timeout a completing poll keeps packets for, as 6.12's napi_complete_done()
+ * computes it for the device's NAPI: the device's timeout after a poll with work, and also after
+ * one without while napi_defer_hard_irqs deferrals are left (the count is set again by every poll
+ * with work and spent one per completing poll). 0: flush everything.
+ */
+static unsigned long tungro_rxq_keep_timeout(struct tungro_rxq *q, int work)
+{
+	const struct net_device *dev = q->td->dev;
+	unsigned long timeout = 0;
+
+	if (work) {
+		timeout = READ_ONCE(dev->gro_flush_timeout);
+		q->defer_count = READ_ONCE(dev->napi_defer_hard_irqs);
+	}
+	if (q->defer_count) {
+		q->defer_count--;
+		timeout = READ_ONCE(dev->gro_flush_timeout);
+	}
+	return timeout;
+}
+
+/*
  * The NAPI poll: up to @budget queued skbs through the engine, then the flush of 6.12's NAPI. A
- * poll that completes flushes everything (with the device's gro_flush_timeout set: what is older
- * than a jiffy, and a timer polls again for the rest). A poll that used its whole budget stays
- * scheduled and flushes what is older than a jiffy when HZ >= 1000, everything otherwise.
- * Everything goes up before the poll returns: nothing waits in napi->rx_list for __napi_poll.
+ * poll that completes flushes everything (with the device's gro_flush_timeout set and work done,
+ * or deferrals of napi_defer_hard_irqs left: what is older than a jiffy, and a timer polls again
+ * for the rest). A poll that used its whole budget stays scheduled and flushes what is older than
+ * a jiffy when HZ >= 1000, everything otherwise. Everything goes up before the poll returns:
+ * nothing waits in napi->rx_list for __napi_poll.
  */
 static int tungro_rxq_poll(struct napi_struct *napi, int budget)
 {
@@ -276,6 +321,7 @@ static int tungro_rxq_poll(struct napi_struct *napi, int budget)
 	struct sk_buff *skb;
 	int work = 0;
 
+	WRITE_ONCE(q->poll_cpu, smp_processor_id());
 	__skb_queue_head_init(&batch);
 	spin_lock_irqsave(&q->input.lock, flags);
 	while (work < budget && (skb = __skb_dequeue(&q->input))) {
@@ -300,13 +346,13 @@ static int tungro_rxq_poll(struct napi_struct *napi, int budget)
 		return budget;
 	}
 
-	timeout = closing ? 0 : READ_ONCE(q->td->dev->gro_flush_timeout);
-	if (timeout && work)
+	timeout = closing ? 0 : tungro_rxq_keep_timeout(q, work);
+	if (timeout)
 		tgc_engine_flush_before(q->engine, (u32)now);
 	else
 		tgc_engine_flush(q->engine);
 	tungro_rxq_deliver(q);
-	if (napi_complete_done(napi, work) && timeout && work && q->td->closing == closing) {
+	if (napi_complete_done(napi, work) && timeout && q->td->closing == closing) {
 		struct tgc_engine_stats st;
 
 		tgc_engine_get_stats(q->engine, &st);
@@ -317,6 +363,59 @@ static int tungro_rxq_poll(struct napi_struct *napi, int budget)
 	}
 	tungro_rxq_publish(q);
 	return work;
+}
+
+/**
+ * tungro_rxq_enqueue() - hand one frame of the attached device to a queue's NAPI instance
+ * @q: the receive queue the frame arrived on
+ * @skb: the frame (owned by tungro from here on: counted in td->inflight until it goes up)
+ *
+ * Any CPU, softirq context (the rx_handler). The NAPI is scheduled only by the frame that finds
+ * the input queue empty: a poll either empties the queue under its lock or uses its whole budget
+ * and stays scheduled, so a non-empty queue always has a poll coming. Scheduling for every frame
+ * would set NAPI_STATE_MISSED while the NAPI waits to run, and the extra poll without work that
+ * follows flushes everything gro_flush_timeout means to keep.
+ */
+void tungro_rxq_enqueue(struct tungro_rxq *q, struct sk_buff *skb)
+{
+	unsigned long flags;
+	bool first;
+
+	atomic_inc(&q->td->inflight);
+	WRITE_ONCE(q->cpu, smp_processor_id());
+	spin_lock_irqsave(&q->input.lock, flags);
+	first = skb_queue_empty(&q->input);
+	__skb_queue_tail(&q->input, skb);
+	spin_unlock_irqrestore(&q->input.lock, flags);
+	if (first)
+		napi_schedule(&q->napi);
+}
+
+static void tungro_rxq_kick_here(void *arg)
+{
+	struct tungro_rxq *q = arg;
+
+	napi_schedule(&q->napi);
+}
+
+/**
+ * tungro_rxq_kick() - schedule a queue's NAPI on the CPU its frames last arrived on (a detach)
+ * @q: the queue
+ *
+ * A detach passes the device's frames up directly once nothing is queued or held, on the CPU
+ * where they arrive; the last packets tungro delivers must reach the stack on that CPU too, or a
+ * tunnel's per-CPU gro_cells may let a later frame overtake them. Kicked from the detaching
+ * task's CPU instead, the 100-cycle attach/detach guest check counted hundreds of out-of-order
+ * segments at the receiver on 2 CPUs. Process context.
+ */
+void tungro_rxq_kick(struct tungro_rxq *q)
+{
+	if (smp_call_function_single(READ_ONCE(q->cpu), tungro_rxq_kick_here, q, 1)) {
+		/* that CPU went offline: here, then */
+		local_bh_disable();
+		napi_schedule(&q->napi);
+		local_bh_enable();
+	}
 }
 
 static enum hrtimer_restart tungro_rxq_timer(struct hrtimer *t)

@@ -53,6 +53,9 @@ struct tungro_rxq {
 	struct list_head out;		/* packets to deliver, in order */
 	unsigned int out_pkts, out_segs;
 	bool direct;			/* device going away: netif_receive_skb_core */
+	u32 defer_count;		/* napi_defer_hard_irqs deferrals left (poll only) */
+	unsigned int cpu;		/* where the last frame was queued (tungro_rxq_kick) */
+	unsigned int poll_cpu;		/* where the last poll ran (a detach's direct pass) */
 	struct hrtimer timer;		/* gro_flush_timeout: polls again for what is kept */
 	u64 acc[TUNGRO_Q_COUNT];	/* counters, written by the NAPI poll only ... */
 	struct u64_stats_sync syncp;	/* ... published at the end of each poll: */
@@ -75,6 +78,8 @@ struct tungro_dev {
 };
 
 int tungro_rxq_init(struct tungro_rxq *q, struct tungro_dev *td, u32 buckets, u32 flows, u32 flags);
+void tungro_rxq_enqueue(struct tungro_rxq *q, struct sk_buff *skb);
+void tungro_rxq_kick(struct tungro_rxq *q);
 void tungro_rxq_stop(struct tungro_rxq *q, bool direct, u64 *held, u64 *queued);
 void tungro_rxq_free(struct tungro_rxq *q);
 int tungro_engine_show(struct seq_file *m, struct tungro_dev *td);

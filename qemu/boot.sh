@@ -33,7 +33,10 @@ common=(-nodefaults -display none -no-reboot -accel tcg
 case "$arch" in
   x86_64)
     qemu=qemu-system-x86_64
-    args=("${common[@]}" -M pc -smp 2 -m 768M -append "console=ttyS0 $cmdline"
+    # Two CPUs as two sockets: QEMU 7.2 makes "-smp 2" one socket of two cores, SeaBIOS's MP table lists
+    # the first logical CPU of each package only, and the test kernel (tinyconfig: no ACPI, so no MADT)
+    # then brings up one CPU.
+    args=("${common[@]}" -M pc -smp 2,sockets=2,cores=1,threads=1 -m 768M -append "console=ttyS0 $cmdline"
       -device virtio-net-pci,netdev=n0 -device virtio-net-pci,netdev=n1
       -device virtio-serial-pci,id=vser -device virtserialport,bus=vser.0,chardev=results,name=tungro.results) ;;
   m68k)

@@ -21,6 +21,7 @@
 extern int g_console_fd;              /* /dev/console (stdout, stderr) */
 extern int g_results_fd;              /* virtio-serial port tungro.results, or -1 */
 extern char g_first_failure[256];     /* first failure reason, empty while all passed */
+extern unsigned opt_fuzz_trains;      /* tungro.fuzz_trains=, 0 when absent */
 
 void out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));   /* results port + console */
 void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));  /* console only */
@@ -46,6 +47,7 @@ int mod_unload(void);      /* 0 or -errno, retries while the module is busy */
 /* the same for any module: a .ko path to load, a module name to look up or unload */
 int mod_loaded_name(const char *name);
 int mod_load_file(const char *path);    /* 0 or -errno */
+int mod_load_file_params(const char *path, const char *params); /* with module parameters "a=1 b=2" */
 int mod_unload_name(const char *name);  /* 0 or -errno, retries while the module is busy */
 
 /* kernel log records from /dev/kmsg, only those logged after kmsg_open() */
@@ -76,6 +78,7 @@ void kunit_mode(void);      /* tungro.mode=kunit: load tungro_kunit.ko, copy its
 extern int g_init_ns;      /* fd of the receiver (initial) network namespace */
 extern int g_sender_ns;    /* fd of the sender network namespace */
 int net_setup(void);       /* 0 or -1 after fail() naming the step */
+int net_rx_nic_setup(void); /* eth0 (a new one after a driver rebind) set up again as net_setup did: 0 or -1 */
 int enter_ns(int fd);      /* setns for the calling thread: 0 or -errno */
 
 /* ---- stream.c ---- */
@@ -234,9 +237,43 @@ void peer_suite(const char *engine, const unsigned char mac_rx[6], const unsigne
 		struct peer_tally *pt);
 
 /* ---- engine.c ---- */
+#define CONTROL_PATH "/sys/kernel/debug/tungro/control"
+#define ENGINE_DEV "eth0"       /* the receiver's NIC (net.c moves eth1 to the sender namespace) */
+#define DEV_STATS_PATH "/sys/kernel/debug/tungro/" ENGINE_DEV "/stats"
+#define FLUSH_TIMEOUT_PATH "/sys/class/net/" ENGINE_DEV "/gro_flush_timeout"
 void engine_checks(uint64_t bytes);   /* tungro's engine path on eth0 vs the kernel's GRO; records failures */
 /* GRO packets the receiver's stack got so far for sc: its tunnel device's rx_packets, or TCP's InSegs */
 int gro_count(const struct scenario *sc, uint64_t *v);
+int mod_load_params(const char *params);          /* insmod tungro.ko with parameters: 0 or -errno */
+int engine_control(const char *cmd);              /* a line to tungro/control ("attach eth0"): 0 or -errno */
+uint64_t engine_kv(const char *path, const char *key);   /* one key of a tungro debugfs file, 0 if absent */
+/* after a check that left eth0 to the kernel: GRO on and a kernel-GRO stream coalescing, byte-exact */
+void engine_device_works(const char *name, const struct scenario *sc, uint64_t bytes);
+
+/* ---- tcpstat.c ---- */
+/* TCP counters of one namespace: Tcp RetransSegs (/proc/net/snmp), TcpExt TCPOFOQueue (segments that arrived out
+ * of order) and TCPDSACKOldSent + TCPDSACKOfoSent (duplicate segments received, D-SACKed) (/proc/net/netstat) */
+struct tcp_counters {
+	uint64_t retrans, ofo, dup;
+};
+/* a run's counts: the sender's retransmissions, the receiver's out-of-order and duplicate segments */
+struct tcp_delta {
+	uint64_t retrans, ofo, dup;
+};
+int snmp_counter(const char *file, const char *prefix, const char *name, uint64_t *v);  /* calling thread's netns */
+int tcp_counters_read(struct tcp_counters c[2]);  /* [0] receiver (initial namespace), [1] sender: 0 or -errno */
+void tcp_counters_delta(struct tcp_delta *d, const struct tcp_counters before[2], const struct tcp_counters after[2]);
+/* run_stream (closed, printed) between two counter reads: run_stream's return */
+int tcp_counted_stream(const struct scenario *sc, const char *engine, uint64_t bytes, uint64_t seed,
+		       struct tcp_delta *d, struct run_result *r);
+/* TCPCMP line: the engine's counts against the baseline's, and whether within the stated emulation slack */
+void tcp_report(const char *name, const struct tcp_delta *eng, const struct tcp_delta *base);
+
+/* ---- engine_irq.c ---- */
+void engine_irq_rps(uint64_t bytes);  /* eth0 attached, its interrupt moving between CPUs, RPS off and on */
+
+/* ---- unbind.c ---- */
+void engine_unbind(uint64_t bytes);   /* eth0's virtio device unbound from virtio_net under a stream, then rebound */
 
 /* ---- demo.c ---- */
 /* The three engines side by side on the demo's scenarios (README, "The demo"): mib per engine per stream
@@ -249,6 +286,12 @@ void demo(unsigned mib, int irqtime);
 double wilcoxon_p_below(const double *d, int n);
 /* Mean of x[0..n-1] and the half-width of its two-sided 95% Student t interval (0 when n < 2). */
 void mean_ci95(const double *x, int n, double *mean, double *half);
+
+/* ---- trace.c ---- */
+/* tungro's tracepoints through tracefs during an IPIP stream (offload) and a plain one on attached eth0 (engine),
+ * against debugfs; loads tungro (nothing attached) and unloads it after. Skipped, saying so, on m68k (no event
+ * tracing there). */
+void trace_checks(uint64_t bytes);
 
 /* ---- conform.c ---- */
 void conform(void);        /* wire conformance, kernel engine then tungro; records failures */

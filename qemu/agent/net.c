@@ -385,13 +385,9 @@ static const struct tunnel_def {
 	{ "sit", "sitgue1", TUNNEL_ENCAP_GUE, 5556, "198.18.0.12", AF_INET6, "2001:db8:42::1", "2001:db8:42::2" },
 };
 
-static int side_tunnel(struct ctx *c, const char *eth, const struct tunnel_def *t, const unsigned char peer_mac[6])
+static int side_tunnel(struct ctx *c, const struct tunnel_def *t)
 {
 	const char *local = c->is_rx ? t->rx_underlay : TX_UNDERLAY, *remote = c->is_rx ? TX_UNDERLAY : t->rx_underlay;
-	if (strcmp(t->rx_underlay, RX_UNDERLAY)) {
-		if (c->is_rx ? addr_add(c, eth, AF_INET, t->rx_underlay, 24) : neigh_add(c, eth, t->rx_underlay, peer_mac))
-			return -1;
-	}
 	if (t->encap != TUNNEL_ENCAP_NONE &&
 	    fou_add(c, t->port, t->encap == TUNNEL_ENCAP_GUE ? FOU_ENCAP_GUE : FOU_ENCAP_DIRECT,
 		    t->encap == TUNNEL_ENCAP_GUE ? 0 : !strcmp(t->kind, "ipip") ? IPPROTO_IPIP : IPPROTO_IPV6))
@@ -401,15 +397,31 @@ static int side_tunnel(struct ctx *c, const char *eth, const struct tunnel_def *
 	return addr_add(c, t->name, t->family, c->is_rx ? t->rx_inner : t->tx_inner, t->family == AF_INET ? 24 : 64);
 }
 
-/* One side: underlay on ethN, static neighbour, the tunnels towards the peer. */
-static int side_setup(struct ctx *c, const char *eth, const char *me, const char *peer,
-		      const unsigned char peer_mac[6])
+/* The underlay of one side on ethN: up, its address, the peer's static neighbour; the FOU/GUE tunnels' own receiver
+ * underlay addresses (on the sender: static neighbours for them). */
+static int side_underlay(struct ctx *c, const char *eth, const char *me, const char *peer,
+			 const unsigned char peer_mac[6])
 {
 	if (link_up(c, "lo", 0) || link_up(c, eth, 1500) || addr_add(c, eth, AF_INET, me, 24) ||
 	    neigh_add(c, eth, peer, peer_mac))
 		return -1;
+	for (size_t i = 0; i < sizeof(g_tunnels) / sizeof(g_tunnels[0]); i++) {
+		const struct tunnel_def *t = &g_tunnels[i];
+		if (strcmp(t->rx_underlay, RX_UNDERLAY) &&
+		    (c->is_rx ? addr_add(c, eth, AF_INET, t->rx_underlay, 24) : neigh_add(c, eth, t->rx_underlay, peer_mac)))
+			return -1;
+	}
+	return 0;
+}
+
+/* One side: the underlay on ethN, the tunnels towards the peer. */
+static int side_setup(struct ctx *c, const char *eth, const char *me, const char *peer,
+		      const unsigned char peer_mac[6])
+{
+	if (side_underlay(c, eth, me, peer, peer_mac))
+		return -1;
 	for (size_t i = 0; i < sizeof(g_tunnels) / sizeof(g_tunnels[0]); i++)
-		if (side_tunnel(c, eth, &g_tunnels[i], peer_mac))
+		if (side_tunnel(c, &g_tunnels[i]))
 			return -1;
 	return 0;
 }
@@ -435,9 +447,35 @@ static void ctx_close(struct ctx *c)
 	close(c->genl);
 }
 
+static unsigned char g_sender_mac[6];   /* eth1's, read before it left the initial namespace */
+
+/* virtio-net reports carrier from the device status; give it a moment rather than lose SYNs */
+static void wait_rx_up(void)
+{
+	for (int i = 0; i < 50; i++) {
+		char st[32];
+		if (read_file("/sys/class/net/eth0/operstate", st, sizeof(st)) == 0 && !strncmp(st, "up", 2))
+			return;
+		sleep_ms(100);
+	}
+	note("# warning: eth0 operstate not 'up' after 5 s, continuing");
+}
+
+int net_rx_nic_setup(void)
+{
+	struct ctx rx = { .side = "receiver", .is_rx = 1 };
+	if (ctx_open(&rx))
+		return -1;
+	int rc = side_underlay(&rx, "eth0", RX_UNDERLAY, TX_UNDERLAY, g_sender_mac);
+	ctx_close(&rx);
+	if (!rc)
+		wait_rx_up();
+	return rc;
+}
+
 int net_setup(void)
 {
-	unsigned char mac0[6], mac1[6];
+	unsigned char mac0[6], *mac1 = g_sender_mac;
 	int rc;
 
 	g_init_ns = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
@@ -497,14 +535,6 @@ int net_setup(void)
 	}
 	if (rc)
 		return -1;
-
-	/* virtio-net reports carrier from the device status; give it a moment rather than lose SYNs */
-	for (int i = 0; i < 50; i++) {
-		char st[32];
-		if (read_file("/sys/class/net/eth0/operstate", st, sizeof(st)) == 0 && !strncmp(st, "up", 2))
-			return 0;
-		sleep_ms(100);
-	}
-	note("# warning: eth0 operstate not 'up' after 5 s, continuing");
+	wait_rx_up();
 	return 0;
 }

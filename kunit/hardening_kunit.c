@@ -113,6 +113,30 @@ static void tungro_hardening_k03_inner_length_keeps_order(struct kunit *test)
 }
 
 /*
+ * K03 with a TCP checksum that holds only over the inner padding too (a hostile frame: the inner
+ * length cut short of what the checksum covers). 6.12 checks no checksum for a segment its inner
+ * header flushes, and TCP drops it over its IP length; tungro must not mark it valid either.
+ */
+static void tungro_hardening_k03_inner_padding_checksum_not_trusted(struct kunit *test)
+{
+	struct tgk_seg first, *s = tgk_segs(test, 5);
+	struct tgk_opts o = { 0 };
+	struct tgk_result *res = kunit_kzalloc(test, sizeof(*res), GFP_KERNEL);
+	enum tgk_encap e;
+
+	KUNIT_ASSERT_NOT_NULL(test, res);
+	for (e = TGK_IPIP; e <= TGK_SIT; e++) {
+		tgk_default(&first, e);
+		tgk_train(s, 5, &first, 0);
+		s[2].inner_padding = 10;
+		s[2].csum_covers_padding = true;
+		tgk_run(test, s, 5, &o, res);
+		TGK_EXPECT(test, res, 2, 1, 2);
+		KUNIT_EXPECT_NE(test, res->pkt[1].ip_summed, (u8)CHECKSUM_UNNECESSARY);
+	}
+}
+
+/*
  * K04: the reserved flag bit on the inner (or the outer) IPv4 header: held packet first, segment
  * alone.
  */
@@ -271,6 +295,7 @@ static struct kunit_case tungro_hardening_cases[] = {
 	KUNIT_CASE(tungro_hardening_k02_gso_arrivals),
 	KUNIT_CASE(tungro_hardening_histogram_past_64),
 	KUNIT_CASE(tungro_hardening_k03_inner_length_keeps_order),
+	KUNIT_CASE(tungro_hardening_k03_inner_padding_checksum_not_trusted),
 	KUNIT_CASE(tungro_hardening_k04_reserved_flag),
 	KUNIT_CASE(tungro_hardening_k05_pull_shapes),
 	KUNIT_CASE(tungro_hardening_sit_inner_exthdr_to_the_kernel),

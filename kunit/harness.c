@@ -170,7 +170,7 @@ static unsigned int tgk_put_v4(u8 *p, const struct tgk_v4 *h, unsigned int total
 static unsigned int tgk_build(u8 *buf, const struct tgk_seg *s)
 {
 	static const u8 prefix6[6] = { 0x20, 0x01, 0x0d, 0xb8, 0x00, 0x41 };
-	unsigned int thlen = sizeof(struct tcphdr) + s->optlen, l4 = thlen + s->payload_len;
+	unsigned int thlen = sizeof(struct tcphdr) + s->optlen, l4 = thlen + s->payload_len, cl;
 	unsigned int off = 0, i;
 	unsigned int ext = s->encap == TGK_SIT && s->inner6.dstopts ? 8 : 0;
 	u8 *inner, *th;
@@ -247,25 +247,26 @@ static unsigned int tgk_build(u8 *buf, const struct tgk_seg *s)
 	for (i = 0; i < s->payload_len; i++)
 		th[thlen + i] = (u8)((s->seq + i) * 7);
 
-	sum = csum_partial(th, l4, 0);
+	memset(th + l4, 0, s->inner_padding + s->padding);
+	cl = l4 + (s->csum_covers_padding ? s->inner_padding : 0);
+	sum = csum_partial(th, cl, 0);
 	if (inner[0] >> 4 == 4)
 		tcp->check = csum_tcpudp_magic(((struct iphdr *)inner)->saddr,
-					       ((struct iphdr *)inner)->daddr, l4,
+					       ((struct iphdr *)inner)->daddr, cl,
 					       IPPROTO_TCP, sum);
 	else
 		tcp->check = csum_ipv6_magic(&((struct ipv6hdr *)inner)->saddr,
-					     &((struct ipv6hdr *)inner)->daddr, l4,
+					     &((struct ipv6hdr *)inner)->daddr, cl,
 					     IPPROTO_TCP, sum);
 	if (s->bad_csum)
 		tcp->check ^= (__force __sum16)htons(0x5a5a);
-	memset(th + l4, 0, s->inner_padding + s->padding);
 	return off + l4 + s->inner_padding + s->padding;
 }
 
 /*
  * A received skb holding @frame behind an Ethernet header: linear, or with the part past o->head in
- * one page frag (or two, split at o->frag_split), as NAPI drivers build them; optionally with no
- * tailroom, or a clone.
+ * one page frag (or two, split at o->frag_split), as NAPI drivers build them, or in one skb on the
+ * frag_list; optionally with extra headroom, no tailroom, or a clone.
  */
 static struct sk_buff *tgk_skb(struct kunit *test, const u8 *frame, unsigned int len,
 			       const struct tgk_opts *o)
@@ -274,12 +275,12 @@ static struct sk_buff *tgk_skb(struct kunit *test, const u8 *frame, unsigned int
 	struct sk_buff *skb;
 	struct ethhdr *eth;
 
-	if (o->page_frag)
+	if (o->page_frag || o->frag_list)
 		head = o->no_linear ? 0 : min(len, o->head ? o->head : 128u);
-	skb = alloc_skb(head + ETH_HLEN + (o->tight ? 0 : 64) + 8, GFP_KERNEL);
+	skb = alloc_skb(o->headroom + head + ETH_HLEN + (o->tight ? 0 : 64) + 8, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, skb);
 	/* Network header address = o->align (mod 4). */
-	reserve = 0;
+	reserve = o->headroom;
 	while (((unsigned long)(skb->data + reserve + ETH_HLEN) & 3) != o->align)
 		reserve++;
 	skb_reserve(skb, reserve);
@@ -289,6 +290,17 @@ static struct sk_buff *tgk_skb(struct kunit *test, const u8 *frame, unsigned int
 	eth->h_source[5] = 2;
 	eth->h_proto = htons(ETH_P_IP);
 	skb_put_data(skb, frame, head);
+	if (o->frag_list && head < len) {
+		struct sk_buff *rest = alloc_skb(len - head, GFP_KERNEL);
+
+		KUNIT_ASSERT_NOT_NULL(test, rest);
+		skb_put_data(rest, frame + head, len - head);
+		skb_shinfo(skb)->frag_list = rest;
+		skb->len += rest->len;
+		skb->data_len += rest->len;
+		skb->truesize += rest->truesize;
+		head = len;
+	}
 	split = o->frag_split > head && o->frag_split < len ? o->frag_split : len;
 	while (head < len) {
 		struct page *page = alloc_page(GFP_KERNEL);
@@ -488,8 +500,14 @@ static void tgk_prepare(struct kunit *test, const struct tgk_seg *segs, unsigned
 
 			KUNIT_ASSERT_LE(test, tgk->nframes, (unsigned int)TGK_MAX_SEGS);
 			tgk->frame_len[f] = tgk_build(tgk->frames[f], &w);
-			/* order key: port (0-255), encap, IPv6 flow label (another: a flow) */
-			tgk->flow[f] = ((w.sport - 40000) & 0xff) | (w.encap << 8) |
+			/*
+			 * order key: port (0-255), encap, IPv6 flow label (another label: a flow);
+			 * none (TGK_FLOW_KEYS) for a bad checksum: the kernel's TCP GRO validates it
+			 * before looking for the flow (tcp4_gro_receive), so it goes up before a held
+			 * packet of its flow
+			 */
+			tgk->flow[f] = w.bad_csum ? TGK_FLOW_KEYS :
+				       ((w.sport - 40000) & 0xff) | (w.encap << 8) |
 				       (w.inner6.flow_label ? 1024 : 0);
 			w.seq += w.payload_len;
 			w.inner4.id++;
@@ -724,10 +742,10 @@ void tgk_run_direct(struct kunit *test, const struct tgk_seg *segs, unsigned int
 			 */
 			list_for_each_entry(p, &held, list) {
 				if (opts->stale_magic) {
-					TUNGRO_CB(p)->magic = TUNGRO_CB_MAGIC;
+					tungro_cb_set_mark(p, TUNGRO_CB_MAGIC);
 					NAPI_GRO_CB(p)->age = READ_ONCE(tungro_installed_at);
 				} else {
-					TUNGRO_CB(p)->word = 0;
+					tungro_cb_reset(p);
 				}
 			}
 		}

@@ -40,8 +40,11 @@
  *   trip of every GRO packet any test produces (harness.c, tgk_check_wire).
  *   K02 tungro_hardening/k02_gso_arrivals (and histogram_past_64)
  *   K03 k03_inner_length_keeps_order   K04 k04_reserved_flag   K05 k05_pull_shapes
+ *   K03 with a checksum over the inner padding (hostile frames):
+ *   k03_inner_padding_checksum_not_trusted
  *   K07 k07_refuses_a_module_offload (the guest check stacks a real module)
  *   issue 7's finding 8: sit_inner_exthdr_to_the_kernel; finding 9: stale_magic_goes_to_the_kernel.
+ *   Random trains in random skb layouts (skb-shape fuzzing): tungro_skb_fuzz/skb_shapes.
  *   K01 (FOU/GUE) and K06 (load/unload under traffic) need real traffic: guest checks (qemu/agent).
  *   E01-E05 through the engine's NAPI glue (tungro_engine.c) on a test receive queue:
  *   tungro_engine/e01_ninth_flow_evicts_the_oldest  e02_two_hundred_flows_keep_coalescing
@@ -83,6 +86,7 @@ struct tgk_seg {
 	int outer_len_delta;	/* added to the outer length field only */
 	u32 padding;		/* bytes after the packet, in no length (Ethernet padding) */
 	u32 inner_padding;	/* tunnels: outer length covers them after the inner packet (K03) */
+	bool csum_covers_padding;	/* TCP checksum over the inner padding too (hostile) */
 	bool bad_csum;
 	/*
 	 * > 1: arrives as one GSO skb of gso_segs MSS segments of payload_len / gso_segs (on the
@@ -99,6 +103,9 @@ struct tgk_opts {
 	bool no_linear;		/* page_frag: nothing linear past the Ethernet header (frag0) */
 	unsigned int frag_split;	/* page_frag: first frag ends here, a second has the rest */
 	bool clone;		/* hand GRO a clone: shared head, a pull must reallocate it (K05) */
+	/* the part past head in one skb on the frag_list, not in page frags (GRO passes it up) */
+	bool frag_list;
+	unsigned int headroom;	/* extra bytes before the Ethernet header (then aligned as asked) */
 	bool tight;		/* no tailroom: a pull must reallocate the head (K05) */
 	bool csum_complete;	/* CHECKSUM_COMPLETE device help, skb->csum over the packet */
 	/* round trip ignores inner IPv4 IDs: fixed IDs with DF clear come back numbered (L12) */

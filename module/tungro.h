@@ -107,6 +107,9 @@ struct sk_buff *tungro_sit_gro_receive(struct list_head *head, struct sk_buff *s
 int tungro_ipip_gro_complete(struct sk_buff *skb, int nhoff);
 int tungro_sit_gro_complete(struct sk_buff *skb, int nhoff);
 
+/* tungro's flow hash of a segment, for the tungro_flush tracepoint (tungro_gro.c); 0: no flow. */
+u32 tungro_seg_hash(const struct tgc_seg *seg);
+
 /* skb mechanics of tungro_gro.c, shared by the offload path and the engine path. */
 int tungro_append(struct sk_buff *p, struct sk_buff *skb);
 void tungro_gso_fixup(struct sk_buff *skb, int nhoff, __be16 inner_proto,

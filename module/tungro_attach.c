@@ -36,17 +36,20 @@
 
 static char *attach;
 module_param(attach, charp, 0444);
-MODULE_PARM_DESC(attach, "virtio-net devices to attach at load: attach=eth1,eth2");
+MODULE_PARM_DESC(attach,
+		 "virtio-net devices of the initial network namespace to attach to the engine at load, comma-separated: attach=eth1,eth2 (default: none; one refused device refuses the load)");
 static unsigned int buckets = TGC_ENGINE_BUCKETS;
 module_param(buckets, uint, 0444);
-MODULE_PARM_DESC(buckets, "engine buckets per receive queue (a power of two, 1..256, default 8)");
+MODULE_PARM_DESC(buckets,
+		 "engine hash buckets per receive queue of an attached device: a power of two, 1..256 (default 8)");
 static unsigned int flows = TGC_ENGINE_FLOWS;
 module_param(flows, uint, 0444);
-MODULE_PARM_DESC(flows, "held flows per engine bucket (1..256, default 8)");
+MODULE_PARM_DESC(flows,
+		 "held flows (GRO packets) per engine bucket, 1..256 (default 8); each queue holds up to buckets x flows");
 static bool kernel_hash;
 module_param(kernel_hash, bool, 0444);
 MODULE_PARM_DESC(kernel_hash,
-		 "1: bucket by skb->hash as 6.12's GRO does (0 from virtio-net); 0: tungro's flow hash");
+		 "engine bucket from skb->hash as 6.12's GRO does (virtio-net without hash reports gives 0: one bucket) instead of tungro's flow hash: 0 or 1 (default 0)");
 
 /* How long a detach waits for the queues to drain before it unhooks anyway. */
 #define TUNGRO_DRAIN_MS 1000
@@ -109,8 +112,8 @@ static rx_handler_result_t tungro_rx_handler(struct sk_buff **pskb)
 	struct tungro_rxq *q;
 	unsigned int kind;
 
-	if (TUNGRO_CB(skb)->magic == TUNGRO_CB_DELIVERED) {
-		TUNGRO_CB(skb)->word = 0;
+	if (tungro_cb_has_mark(skb, TUNGRO_CB_DELIVERED)) {
+		tungro_cb_reset(skb);
 		return RX_HANDLER_PASS;
 	}
 	td = rcu_dereference(skb->dev->rx_handler_data);
@@ -224,7 +227,7 @@ static void tungro_detach(struct tungro_dev *td, bool gone)
 	}
 	for (i = 0; i < td->nq; i++)
 		tungro_rxq_free(&td->rxq[i]);
-	free_netdev(td->napi_dev);
+	tungro_napi_dev_free(td->napi_dev);
 	list_del(&td->node);
 	pr_info("%s detached%s, GRO %s\n", dev->name, gone ? " (device going away)" : "",
 		gone ? "left as is" : td->gro_was_wanted ? "back on" : "stays off as before");
@@ -267,7 +270,7 @@ static int tungro_attach_name(const char *name)
 		return -ENOMEM;
 	td->dev = dev;
 	td->nq = nq;
-	td->napi_dev = alloc_netdev_dummy(0);
+	td->napi_dev = tungro_napi_dev_alloc();
 	if (!td->napi_dev) {
 		err = -ENOMEM;
 		goto free_td;
@@ -298,7 +301,7 @@ stop_queues:
 		tungro_rxq_stop(&td->rxq[i], false, &none, &none);
 		tungro_rxq_free(&td->rxq[i]);
 	}
-	free_netdev(td->napi_dev);
+	tungro_napi_dev_free(td->napi_dev);
 free_td:
 	kfree(td);
 	pr_err("attach %s: %d\n", name, err);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * tungro_cb.h - tungro's per-skb GRO state in skb->cb, after the kernel's struct napi_gro_cb, and
- * the layout asserts for every struct in skb->cb or crossing the C/C++ boundary (case A01).
+ * the layout asserts for every struct in skb->cb or crossing the C/C++ boundary (case A01). On a
+ * kernel whose napi_gro_cb fills skb->cb (6.1), module/compat/ keeps the state elsewhere, behind
+ * the same accessors (tungro_cb_reset() ...).
  *
  * The 2024 upstream break: a group of napi_gro_cb read and zeroed as one u32 was 4-aligned on x86
  * but only 2-aligned on m68k, where u32 aligns to 2. tungro_gro_cb is read as one 32-bit word too,
@@ -18,6 +20,7 @@
 #include <net/gro.h>
 
 #include "../cxxcore/include/tungro_core.h"
+#include "compat/tungro_compat.h"
 
 /*
  * Marks an skb that tungro's gro_receive held. The bytes after napi_gro_cb are not cleared by the
@@ -35,6 +38,7 @@
  */
 #define TUNGRO_CB_DELIVERED 0x7464	/* "td" */
 
+#ifdef TUNGRO_HAVE_GRO_CB_TAIL
 #ifndef TUNGRO_LAYOUT_SELFTEST
 #define TUNGRO_CB_ALIGN __aligned(4)
 /* Right after napi_gro_cb, rounded up to 4 explicitly: the arch's u32 alignment is not trusted. */
@@ -72,28 +76,34 @@ static inline struct tungro_gro_cb *TUNGRO_CB(const struct sk_buff *skb)
 	return (struct tungro_gro_cb *)(skb->cb + TUNGRO_CB_OFFSET);
 }
 
-/*
- * Whether held packet @p was built by tungro's gro_receive (else the kernel's GRO held it, and the
- * kernel's own callbacks must complete it). Every skb that reaches tungro's gro_receive gets its
- * word written (the magic when held, zero otherwise, delegated ones included); the only skbs in
- * tungro's slots that never passed through it are those the kernel held before the slots changed,
- * and those are older than tungro_installed_at. The age test runs only in the first second after
- * the install (a held packet lives one NAPI poll, or gro_flush_timeout), so the wrap-around of
- * jiffies never matters. A wrong "no" costs one merge: the packet goes to the kernel's callbacks,
- * which accept tungro's packets. A wrong "yes" needs a kernel-held packet older than the install
- * still held a second later (a gro_flush_timeout over a second) with stale bytes equal to the
- * magic; gro_complete then falls back to the kernel's callback if the core cannot complete it.
- */
-static inline bool tungro_held_by_us(const struct sk_buff *p, unsigned long installed_at)
+static inline void tungro_cb_reset(struct sk_buff *skb)
 {
-	if (TUNGRO_CB(p)->magic != TUNGRO_CB_MAGIC)
-		return false;
-	return !time_before(jiffies, installed_at + HZ) ||
-	       time_after(NAPI_GRO_CB(p)->age, installed_at);
+	TUNGRO_CB(skb)->word = 0;
 }
 
-/* One place for every layout fact; checked at build time on every arch tungro builds for. */
-static inline void tungro_layout_asserts(void)
+/* @mark: TUNGRO_CB_MAGIC or TUNGRO_CB_DELIVERED; id_state is kept */
+static inline void tungro_cb_set_mark(struct sk_buff *skb, u16 mark)
+{
+	TUNGRO_CB(skb)->magic = mark;
+}
+
+static inline bool tungro_cb_has_mark(const struct sk_buff *skb, u16 mark)
+{
+	return TUNGRO_CB(skb)->magic == mark;
+}
+
+static inline u8 tungro_cb_id_state(const struct sk_buff *skb)
+{
+	return TUNGRO_CB(skb)->id_state;
+}
+
+static inline void tungro_cb_set_id_state(struct sk_buff *skb, u8 id_state)
+{
+	TUNGRO_CB(skb)->id_state = id_state;
+}
+
+/* The group's layout, and its place in skb->cb after napi_gro_cb. */
+static inline void tungro_cb_layout_asserts(void)
 {
 	BUILD_BUG_ON_MSG(sizeof(struct tungro_gro_cb) != 4, "tungro_gro_cb: size must be 4");
 	BUILD_BUG_ON_MSG(__alignof__(struct tungro_gro_cb) != 4,
@@ -109,6 +119,33 @@ static inline void tungro_layout_asserts(void)
 	BUILD_BUG_ON_MSG(TUNGRO_CB_OFFSET + sizeof(struct tungro_gro_cb) >
 			 sizeof_field(struct sk_buff, cb),
 			 "tungro_gro_cb does not fit in skb->cb after napi_gro_cb");
+}
+#endif /* TUNGRO_HAVE_GRO_CB_TAIL */
+
+/*
+ * Whether held packet @p was built by tungro's gro_receive (else the kernel's GRO held it, and the
+ * kernel's own callbacks must complete it). Every skb that reaches tungro's gro_receive gets its
+ * word written (the magic when held, zero otherwise, delegated ones included); the only skbs in
+ * tungro's slots that never passed through it are those the kernel held before the slots changed,
+ * and those are older than tungro_installed_at. The age test runs only in the first second after
+ * the install (a held packet lives one NAPI poll, or gro_flush_timeout), so the wrap-around of
+ * jiffies never matters. A wrong "no" costs one merge: the packet goes to the kernel's callbacks,
+ * which accept tungro's packets. A wrong "yes" needs a kernel-held packet older than the install
+ * still held a second later (a gro_flush_timeout over a second) with stale bytes equal to the
+ * magic; gro_complete then falls back to the kernel's callback if the core cannot complete it.
+ */
+static inline bool tungro_held_by_us(const struct sk_buff *p, unsigned long installed_at)
+{
+	if (!tungro_cb_has_mark(p, TUNGRO_CB_MAGIC))
+		return false;
+	return !time_before(jiffies, installed_at + HZ) ||
+	       time_after(NAPI_GRO_CB(p)->age, installed_at);
+}
+
+/* One place for every layout fact; checked at build time on every arch tungro builds for. */
+static inline void tungro_layout_asserts(void)
+{
+	tungro_cb_layout_asserts();
 	/*
 	 * skb->cb itself is 8-aligned in struct sk_buff on every arch, so a 4-aligned offset is a
 	 * 4-aligned address.

@@ -21,6 +21,7 @@
 #include "tungro.h"
 #include "tungro_cb.h"
 #include "tungro_engine.h"
+#include "tungro_trace.h"
 
 static void tungro_q_count(struct tungro_rxq *q, unsigned int idx, u64 n)
 {
@@ -53,6 +54,7 @@ static void tungro_rxq_deliver(struct tungro_rxq *q)
 	tungro_q_count(q, TUNGRO_Q_LISTS, 1);
 	tungro_q_count(q, TUNGRO_Q_LIST_PKTS, n);
 	tungro_q_count(q, TUNGRO_Q_LIST_SEGS, q->out_segs);
+	trace_tungro_deliver(q->td->dev, q - q->td->rxq, n, q->out_segs, q->direct);
 	if (q->direct) {
 		/* The device is being unregistered, its backlogs flushed: no RPS from here on. */
 		list_for_each_entry_safe(skb, next, &q->out, list) {
@@ -71,12 +73,12 @@ static void tungro_rxq_deliver(struct tungro_rxq *q)
 /* Queues @skb (@segs wire segments) for delivery; a list goes up at gro_normal_batch segments. */
 static void tungro_rxq_out(struct tungro_rxq *q, struct sk_buff *skb, unsigned int segs)
 {
-	TUNGRO_CB(skb)->word = 0;
-	TUNGRO_CB(skb)->magic = TUNGRO_CB_DELIVERED;
+	tungro_cb_reset(skb);
+	tungro_cb_set_mark(skb, TUNGRO_CB_DELIVERED);
 	list_add_tail(&skb->list, &q->out);
 	q->out_pkts++;
 	q->out_segs += segs;
-	if (q->out_segs >= READ_ONCE(net_hotdata.gro_normal_batch))
+	if (q->out_segs >= tungro_gro_normal_batch())
 		tungro_rxq_deliver(q);
 }
 
@@ -207,6 +209,23 @@ static bool tungro_csum_bad(struct sk_buff *skb, const struct tgc_seg *seg)
 	return csum_ipv6_magic(&ip6->saddr, &ip6->daddr, len, IPPROTO_TCP, sum) != 0;
 }
 
+/*
+ * tgc_engine_receive() with the tungro_flush tracepoint enabled: the segment's flow hash is taken
+ * before the engine runs (it may deliver the skb), the reason from its result after.
+ */
+static void tungro_rxq_receive_traced(struct tungro_rxq *q, const struct tgc_seg *seg,
+				      struct sk_buff *skb)
+{
+	u32 hash = tungro_seg_hash(seg);
+	struct tgc_rx_result r;
+
+	tgc_engine_receive(q->engine, seg, skb, &r);
+	if (r.v.reason)
+		trace_tungro_flush(r.v.reason, TUNGRO_LAYER_ENGINE, seg->encap, hash,
+				   seg->gso_segs ? seg->gso_segs : 1, seg->pkt_len,
+				   r.v.flush_held && r.held);
+}
+
 /* One skb into the engine: it ends appended, held, or queued for delivery. */
 static void tungro_rxq_feed(struct tungro_rxq *q, struct sk_buff *skb, unsigned long now)
 {
@@ -254,7 +273,10 @@ static void tungro_rxq_feed(struct tungro_rxq *q, struct sk_buff *skb, unsigned 
 	if (skb->ip_summed != CHECKSUM_UNNECESSARY && skb->ip_summed != CHECKSUM_PARTIAL &&
 	    !(seg.in & TGC_IN_UPPER_FLUSH) && tungro_csum_bad(skb, &seg))
 		seg.in |= TGC_IN_CSUM_BAD;
-	tgc_engine_receive(q->engine, &seg, skb, NULL);
+	if (trace_tungro_flush_enabled())
+		tungro_rxq_receive_traced(q, &seg, skb);
+	else
+		tgc_engine_receive(q->engine, &seg, skb, NULL);
 	return;
 pass:
 	tungro_rxq_out(q, skb, 1);

@@ -7,7 +7,8 @@
  * Where we are called: dev_gro_receive -> inet_gro_receive (outer IPv4 checked: 0x45, not a
  * fragment, header checksum, outer same_flow on addresses and protocol) -> inet_offloads[4 or
  * 41]->gro_receive, with the GRO offset just past the outer header and
- * NAPI_GRO_CB(skb)->network_offsets[0] at it.
+ * NAPI_GRO_CB(skb)->network_offsets[0] at it (6.1: skb->network_header). Kernel differences are
+ * handled in compat/tungro_compat.h.
  */
 #define pr_fmt(fmt) "tungro: " fmt	/* also linked into tungro_kunit.ko: one name in the log */
 
@@ -18,6 +19,7 @@
 
 #include "tungro.h"
 #include "tungro_cb.h"
+#include "tungro_trace.h"
 
 /*
  * The segment's headers from GRO offset @off (its outer network header) up to the first TCP payload
@@ -236,7 +238,7 @@ static void tungro_held_view(struct sk_buff *p, unsigned int outer_off, struct t
 	held->payload_len = skb_gro_len(p);
 	held->count = NAPI_GRO_CB(p)->count;
 	held->gso_size = skb_shinfo(p)->gso_size;
-	held->id_state = TUNGRO_CB(p)->id_state;
+	held->id_state = tungro_cb_id_state(p);
 }
 
 /* What the core's receive loop (tgc_receive) needs of this call: the GRO list, the segment, its
@@ -249,6 +251,12 @@ struct tungro_rx {
 	unsigned int outer_off;
 };
 
+/* IP_DF of the IPv4 header at @iph: the high byte of frag_off, read as a byte (any alignment). */
+static bool tungro_ipv4_df(const u8 *iph)
+{
+	return iph[offsetof(struct iphdr, frag_off)] & (IP_DF >> 8);
+}
+
 /* The segment parsed: the kernel's conventions for a tunnel packet, the GRO pulls, the checksum
  * check.
  */
@@ -260,11 +268,11 @@ static u32 tungro_rx_prepare(void *ctx, const struct tgc_pkt *pkt)
 
 	/* Inner network offset, transport header, protocol, as the kernel's own tunnel GRO sets
 	 * them. encap_mark first: skb_gro_network_header() (the checksum's pseudo-header) reads
-	 * network_offsets[encap_mark].
+	 * network_offsets[encap_mark] in 6.12.
 	 */
 	NAPI_GRO_CB(skb)->encap_mark = 1;
-	NAPI_GRO_CB(skb)->network_offsets[1] = rx->outer_off + pkt->inner_off;
-	NAPI_GRO_CB(skb)->proto = IPPROTO_TCP;
+	tungro_gro_enter_inner(skb, rx->outer_off + pkt->inner_off,
+			       pkt->inner_version != 4 || tungro_ipv4_df(rx->hdr + pkt->inner_off));
 	skb_gro_pull(skb, rx->outer_off + pkt->tcp_off - skb_gro_offset(skb));
 	skb_set_transport_header(skb, skb_gro_offset(skb));
 	/* CHECKSUM_COMPLETE: the running sum must drop the pulled inner header. A valid IPv4 header
@@ -273,8 +281,15 @@ static u32 tungro_rx_prepare(void *ctx, const struct tgc_pkt *pkt)
 	if (pkt->inner_version == 6)
 		skb_gro_postpull_rcsum(skb, rx->hdr + pkt->inner_off,
 				       pkt->tcp_off - pkt->inner_off);
-	/* With the flush bit set (TGC_IN_UPPER_FLUSH) nothing merges: no checksum to check. */
-	if (!NAPI_GRO_CB(skb)->flush && tungro_tcp_csum_bad(skb, pkt->inner_version))
+	/* With the flush bit set (TGC_IN_UPPER_FLUSH) nothing merges: no checksum to check. Nor
+	 * when the inner header's length or flags refuse it (l3_flush), where 6.12's inner
+	 * inet_gro_receive/ipv6_gro_receive set the flush bit: over the GRO length, which then
+	 * includes bytes past the inner packet, a checksum that holds would mark the segment
+	 * CHECKSUM_UNNECESSARY, and TCP would take a segment whose checksum over its IP length is
+	 * wrong (hostile frame in_totlen_short).
+	 */
+	if (!NAPI_GRO_CB(skb)->flush && !pkt->l3_flush &&
+	    tungro_tcp_csum_bad(skb, pkt->inner_version))
 		in |= TGC_IN_CSUM_BAD;
 	skb_gro_pull(skb, pkt->payload_off - pkt->tcp_off);
 	return in;
@@ -313,6 +328,36 @@ static const struct tgc_rx_ops tungro_rx_ops = {
 	.append = tungro_rx_append,
 };
 
+/**
+ * tungro_seg_hash() - tungro's flow hash of a segment, for the tungro_flush tracepoint
+ * @seg: the segment; @seg->hdr may be NULL (nothing was read of it)
+ *
+ * Parses the headers again: call it only while the tracepoint is enabled.
+ *
+ * Return: tgc_flow_hash() of the segment's flow (also of a segment tgc_parse() refuses when
+ * tgc_flow_of() locates its flow), or 0 when the headers locate no flow.
+ */
+u32 tungro_seg_hash(const struct tgc_seg *seg)
+{
+	struct tgc_pkt pkt;
+
+	if (!seg->hdr)
+		return 0;
+	if (tgc_parse(seg->hdr, seg->hdr_len, seg->pkt_len, seg->encap, &pkt) == TGC_R_NONE ||
+	    tgc_flow_of(seg->hdr, seg->hdr_len, seg->encap, &pkt))
+		return tgc_flow_hash(&pkt, seg->hdr);
+	return 0;
+}
+
+/* Counts @reason for the offload layer's debugfs stats and traces it (tungro_flush). */
+static void tungro_offload_reason(unsigned int reason, const struct tgc_seg *seg, bool ends)
+{
+	tungro_count_reason(reason);
+	if (reason && trace_tungro_flush_enabled())
+		trace_tungro_flush(reason, TUNGRO_LAYER_OFFLOAD, seg->encap, tungro_seg_hash(seg),
+				   seg->gso_segs ? seg->gso_segs : 1, seg->pkt_len, ends);
+}
+
 /*
  * gro_receive for IPIP and SIT, called by inet_gro_receive() (outer IPv4 checked and pulled, flush
  * set on an outer length or flag mismatch) or by fou/gue_gro_receive() (the outer header is the UDP
@@ -325,16 +370,16 @@ static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff
 					  struct tungro_slot *slot, unsigned int encap)
 {
 	struct tungro_rx rx = {
-		.head = head, .skb = skb, .outer_off = NAPI_GRO_CB(skb)->network_offsets[0],
+		.head = head, .skb = skb, .outer_off = tungro_gro_outer_nhoff(skb),
 	};
-	struct tgc_seg seg = { .encap = encap };
+	struct tgc_seg seg = { .encap = encap, .pkt_len = skb->len - rx.outer_off };
 	struct sk_buff *match = NULL;
 	struct tgc_rx_result r;
 	unsigned int reason;
 
 	tungro_count(TUNGRO_S_SEEN, 1);
 	/* Whatever happens next, this skb is not a tungro-held packet until TGC_HOLD says so. */
-	TUNGRO_CB(skb)->word = 0;
+	tungro_cb_reset(skb);
 
 	/*
 	 * FOU and GUE call the IPIP/SIT offload with the GRO offset past their UDP header and
@@ -359,7 +404,6 @@ static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff
 		goto pass;
 	}
 	seg.hdr = rx.hdr;
-	seg.pkt_len = skb->len - rx.outer_off;
 	/* inet_gro_receive() set flush (outer length or flags): nothing merges, and a segment the
 	 * core refuses still completes its flow's held packet first, as the kernel's TCP GRO finds
 	 * the flow then.
@@ -393,22 +437,22 @@ static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff
 		goto pass;
 	}
 	if (r.foreign)
-		tungro_count_reason(TGC_R_FOREIGN);
-	tungro_count_reason(r.v.reason);
+		tungro_offload_reason(TGC_R_FOREIGN, &seg, true);
+	tungro_offload_reason(r.v.reason, &seg, r.v.flush_held && match);
 
 	switch (r.v.action) {
 	case TGC_MERGE:
 		tungro_count(TUNGRO_S_MERGED, 1);
-		TUNGRO_CB(match)->id_state = r.v.id_state;
+		tungro_cb_set_id_state(match, r.v.id_state);
 		/* Kept for the kernel's tcp4_gro_complete in case tungro is unloaded before this
 		 * packet completes.
 		 */
-		NAPI_GRO_CB(match)->ip_fixedid = r.v.fixedid;
+		tungro_gro_set_fixedid(match, r.v.fixedid);
 		match->data[rx.outer_off + r.flags_off] |= r.v.held_flags;
 		break;
 	case TGC_HOLD:
 		tungro_count(TUNGRO_S_HELD, 1);
-		TUNGRO_CB(skb)->magic = TUNGRO_CB_MAGIC;
+		tungro_cb_set_mark(skb, TUNGRO_CB_MAGIC);
 		break;
 	default:
 		tungro_count(TUNGRO_S_PASSED, 1);
@@ -418,22 +462,38 @@ static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff
 	return r.v.flush_held ? match : NULL;
 
 pass:
-	tungro_count_reason(reason);
+	tungro_offload_reason(reason, &seg, match);
 	tungro_count(TUNGRO_S_PASSED, 1);
 	NAPI_GRO_CB(skb)->flush = 1;
 	return match;
 
 delegate:
-	tungro_count_reason(reason);
+	tungro_offload_reason(reason, &seg, false);
 	tungro_count(TUNGRO_S_DELEGATED, 1);
 	return tungro_orig(slot)->callbacks.gro_receive(head, skb);
 }
 
+/**
+ * tungro_ipip_gro_receive() - gro_receive of tungro's IPIP offload (inet_offloads[IPPROTO_IPIP])
+ * @head: the GRO list of the segment's bucket
+ * @skb: the segment, its GRO offset past the outer IPv4 header
+ *
+ * Context: softirq (NAPI), called by inet_gro_receive() or fou/gue_gro_receive().
+ * Return: the held packet to complete now, or NULL (see tungro_gro_receive()).
+ */
 struct sk_buff *tungro_ipip_gro_receive(struct list_head *head, struct sk_buff *skb)
 {
 	return tungro_gro_receive(head, skb, &tungro_slot_ipip, TGC_ENCAP_IPIP);
 }
 
+/**
+ * tungro_sit_gro_receive() - gro_receive of tungro's SIT offload (inet_offloads[IPPROTO_IPV6])
+ * @head: the GRO list of the segment's bucket
+ * @skb: the segment, its GRO offset past the outer IPv4 header
+ *
+ * Context: softirq (NAPI), called by inet_gro_receive() or fou/gue_gro_receive().
+ * Return: the held packet to complete now, or NULL (see tungro_gro_receive()).
+ */
 struct sk_buff *tungro_sit_gro_receive(struct list_head *head, struct sk_buff *skb)
 {
 	return tungro_gro_receive(head, skb, &tungro_slot_sit, TGC_ENCAP_SIT);
@@ -492,7 +552,7 @@ static int tungro_gro_complete(struct sk_buff *skb, int nhoff, struct tungro_slo
 	}
 	if (nhoff < 0 || nhoff > skb_headlen(skb) ||
 	    tgc_complete(skb->data + nhoff, skb_headlen(skb) - nhoff, skb->len - nhoff,
-			 TUNGRO_CB(skb)->id_state, 1, &c)) {
+			 tungro_cb_id_state(skb), 1, &c)) {
 		/* Not a packet the core can complete (it wrote nothing): the kernel's callback
 		 * decides, never a drop.
 		 */
@@ -506,11 +566,27 @@ static int tungro_gro_complete(struct sk_buff *skb, int nhoff, struct tungro_slo
 	return 0;
 }
 
+/**
+ * tungro_ipip_gro_complete() - gro_complete of tungro's IPIP offload
+ * @skb: a held GRO packet of 2+ segments, its outer IPv4 header fixed by inet_gro_complete()
+ * @nhoff: offset of the inner IPv4 header from skb->data
+ *
+ * Context: softirq (NAPI).
+ * Return: 0, or what the kernel's own callback returns for a packet tungro did not build.
+ */
 int tungro_ipip_gro_complete(struct sk_buff *skb, int nhoff)
 {
 	return tungro_gro_complete(skb, nhoff, &tungro_slot_ipip, htons(ETH_P_IP));
 }
 
+/**
+ * tungro_sit_gro_complete() - gro_complete of tungro's SIT offload
+ * @skb: a held GRO packet of 2+ segments, its outer IPv4 header fixed by inet_gro_complete()
+ * @nhoff: offset of the inner IPv6 header from skb->data
+ *
+ * Context: softirq (NAPI).
+ * Return: 0, or what the kernel's own callback returns for a packet tungro did not build.
+ */
 int tungro_sit_gro_complete(struct sk_buff *skb, int nhoff)
 {
 	return tungro_gro_complete(skb, nhoff, &tungro_slot_sit, htons(ETH_P_IPV6));

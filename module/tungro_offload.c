@@ -26,6 +26,7 @@
 #include <net/protocol.h>
 
 #include "tungro.h"
+#include "compat/tungro_compat.h"
 
 struct tungro_slot tungro_slot_ipip = { .name = "IPIP", .proto = IPPROTO_IPIP };
 struct tungro_slot tungro_slot_sit = { .name = "SIT", .proto = IPPROTO_IPV6 };
@@ -44,10 +45,10 @@ static const struct net_offload *tungro_slot_now(const struct tungro_slot *s)
 /* Whether @ops is the kernel's built-in offload: both GRO callbacks, not in module/vmalloc space */
 static bool tungro_is_kernels(const struct net_offload *ops)
 {
-	return ops && !is_vmalloc_or_module_addr(ops) && ops->callbacks.gro_receive &&
+	return ops && !tungro_is_vmalloc_or_module_addr(ops) && ops->callbacks.gro_receive &&
 	       ops->callbacks.gro_complete &&
-	       !is_vmalloc_or_module_addr(ops->callbacks.gro_receive) &&
-	       !is_vmalloc_or_module_addr(ops->callbacks.gro_complete);
+	       !tungro_is_vmalloc_or_module_addr(ops->callbacks.gro_receive) &&
+	       !tungro_is_vmalloc_or_module_addr(ops->callbacks.gro_complete);
 }
 
 /* Publishes tungro's offload in @s's slot, saving the kernel's first. 0, -ENOENT or -EBUSY. */
@@ -142,6 +143,15 @@ static void tungro_swap_out(struct tungro_slot *s)
 	s->installed = false;
 }
 
+/**
+ * tungro_offloads_install() - publish tungro's IPIP and SIT offloads, saving the kernel's
+ *
+ * Refuses a slot that does not hold the kernel's own built-in offload (another module's is
+ * there: stacking on it would leave one of the two calling freed code).
+ *
+ * Context: process context, sleeps (synchronize_net(), then until jiffies pass the install).
+ * Return: 0, -ENOENT (a slot is empty) or -EBUSY (another module's offload), with a message.
+ */
 int tungro_offloads_install(void)
 {
 	int err;
@@ -168,6 +178,14 @@ int tungro_offloads_install(void)
 	return 0;
 }
 
+/**
+ * tungro_offloads_remove() - give the IPIP and SIT slots back to the kernel's offloads
+ *
+ * Waits, logging every 10 s, while another module's offload is stacked on tungro's, until that
+ * module puts tungro's back.
+ *
+ * Context: process context, sleeps (synchronize_net()).
+ */
 void tungro_offloads_remove(void)
 {
 	tungro_swap_out(&tungro_slot_sit);

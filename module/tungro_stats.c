@@ -19,6 +19,9 @@ static const char *const tungro_hist_names[TGC_HIST_BUCKETS] = {
 	"1", "2", "3_4", "5_8", "9_16", "17_32", "33_64", "65_up",
 };
 
+/**
+ * tungro_stats_init() - initialise the per-CPU counters' u64_stats_sync (before any GRO callback)
+ */
 void tungro_stats_init(void)
 {
 	int cpu;
@@ -27,6 +30,14 @@ void tungro_stats_init(void)
 		u64_stats_init(&per_cpu_ptr(&tungro_stats, cpu)->syncp);
 }
 
+/**
+ * tungro_stat_sum() - one counter summed over every possible CPU
+ * @idx: enum tungro_stat index (TUNGRO_S_HIST + bucket, TUNGRO_S_REASON + reason included)
+ *
+ * Each CPU's 64-bit value is read whole (u64_stats_fetch_begin/retry) on 32-bit CPUs too.
+ *
+ * Return: the sum.
+ */
 u64 tungro_stat_sum(unsigned int idx)
 {
 	u64 sum = 0;
@@ -87,7 +98,11 @@ static int tungro_stats_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(tungro_stats);
 
-/* debugfs failures are not errors for a module (debugfs may be off): the stats file is absent. */
+/**
+ * tungro_debugfs_init() - create debugfs tungro/ and its stats file
+ *
+ * debugfs failures are not errors for a module (debugfs may be off): the stats file is absent.
+ */
 void tungro_debugfs_init(void)
 {
 	tungro_debugfs_dir = debugfs_create_dir("tungro", NULL);
@@ -105,6 +120,9 @@ struct dentry *tungro_debugfs_root(void)
 	return tungro_debugfs_dir;
 }
 
+/**
+ * tungro_debugfs_exit() - remove debugfs tungro/ and everything under it
+ */
 void tungro_debugfs_exit(void)
 {
 	debugfs_remove_recursive(tungro_debugfs_dir);

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Fetches (or reuses) Debian's own 6.12 amd64 kernel, unpacked into the cache, never installed, and
-# prints the directory of its headers: the KDIR tungro.ko builds against
-# (make KDIR=$(scripts/debian-kernel.sh)). The kernel image and modules are beside it (lib.sh).
+# Fetches (or reuses) one of Debian 12's own amd64 kernels, unpacked into the cache, never installed,
+# and prints the directory of its headers: the KDIR tungro.ko builds against
+# (make KDIR=$(scripts/debian-kernel.sh 6.1)). The kernel image and modules are beside it (lib.sh).
 #
-# usage: scripts/debian-kernel.sh
-# The kernel is the newest linux-image-6.12.<n>+deb12-amd64-unsigned in apt's package lists (not rt,
-# not cloud), with its linux-headers-<release> and what those need to build modules.
+# usage: scripts/debian-kernel.sh [SERIES]
+#   SERIES  6.12 (default): the newest linux-image-6.12.<n>+deb12-amd64-unsigned (the 6.12 LTS kernel
+#           Debian 12 also carries);
+#           6.1: the newest linux-image-6.1.0-<abi>-amd64-unsigned (Debian 12's own kernel).
+# Not rt, not cloud; only releases apt has a candidate for (the lists also name superseded ABIs whose
+# packages are gone), with linux-headers-<release> and what those need to build modules.
 #
 # Cache: ${TUNGRO_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tungro}/debian-<package version>/
 #   debs/   the packages, from apt-get download (apt checks their hashes against the signed lists)
@@ -19,30 +22,48 @@
 # under /usr is read or written. Progress goes to stderr; the only stdout line is the headers directory.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-[ $# -eq 0 ] || { echo "usage: scripts/debian-kernel.sh" >&2; exit 1; }
+[ $# -le 1 ] || { echo "usage: scripts/debian-kernel.sh [6.12|6.1]" >&2; exit 1; }
+series=${1:-6.12}
 
 # shellcheck source=scripts/lib.sh
 . "$here/scripts/lib.sh"
 
-# Newest release in the package lists, e.g. 6.12.117+deb12-amd64; empty if the lists know none.
+# The release names of a series: apt-cache pkgnames prefix, and the release as an extended regex.
+case "$series" in
+  6.12) prefix=linux-image-6.12. release_re='6\.12\.[0-9]+\+deb12-amd64' ;;
+  6.1)  prefix=linux-image-6.1.0- release_re='6\.1\.0-[0-9]+-amd64' ;;
+  *) die "unknown Debian kernel series '$series' (6.12, 6.1)" ;;
+esac
+
+# Newest release of the series that apt can download and its package version, e.g.
+# "6.1.0-57-amd64 6.1.192-3"; empty if the lists know none.
 newest_release() {
-  apt-cache pkgnames linux-image-6.12. 2>/dev/null |
-    sed -nE 's/^linux-image-(6\.12\.[0-9]+\+deb12-amd64)-unsigned$/\1/p' | sort -V | tail -n 1
+  local r v
+  apt-cache pkgnames "$prefix" 2>/dev/null |
+    sed -nE "s/^linux-image-($release_re)-unsigned\$/\1/p" | sort -V -r |
+    while read -r r; do
+      v=$(candidate_version "linux-image-$r-unsigned")
+      if [ -n "$v" ]; then echo "$r $v"; break; fi
+    done
+}
+
+# apt's candidate version of package $1, empty when it has none.
+candidate_version() {
+  apt-cache policy "$1" 2>/dev/null | sed -n 's/^ *Candidate: //p' | grep -v '^(none)$' || true
 }
 
 # A stale list only means an older kernel: offline (or not root), the lists at hand still decide.
 apt_refresh_daily || log "debian kernel: apt-get update failed, using the package lists at hand"
-release=$(newest_release)
-if [ -z "$release" ]; then
+newest=$(newest_release)
+if [ -z "$newest" ]; then
   # lists emptied since the last refresh (a fresh image keeps the stamp but not the lists)
   apt_refresh_daily --force || true
-  release=$(newest_release)
+  newest=$(newest_release)
 fi
-[ -n "$release" ] ||
-  die "no linux-image-6.12.*+deb12-amd64-unsigned in apt's package lists (apt-get update as root?)"
+[ -n "$newest" ] ||
+  die "no ${prefix}*-amd64-unsigned with a candidate in apt's package lists (apt-get update as root?)"
+read -r release version <<<"$newest"
 image_pkg=linux-image-$release-unsigned
-version=$(apt-cache show --no-all-versions "$image_pkg" | sed -n 's/^Version: //p' | head -n 1)
-[ -n "$version" ] || die "no candidate version of $image_pkg"
 
 base="$(tungro_cache)/debian-$version"
 root="$base/root"
@@ -55,9 +76,9 @@ exec 9>"$base/.lock"
 flock 9
 if [ -f "$done_mark" ]; then echo "$headers"; exit 0; fi
 
-# The headers package depends on the image package, so it is never installed: what it needs to build
-# modules is taken by name from its dependencies, the common headers (Makefile, include/, arch/) and
-# kbuild (scripts/, tools/).
+# The headers package depends on the image package (6.12) or on a compiler metapackage (6.1), so it is
+# never installed: what it needs to build modules is taken by name from its dependencies, the common
+# headers (Makefile, include/, arch/) and kbuild (scripts/, tools/).
 needs=$(apt-cache depends "linux-headers-$release" |
   sed -nE 's/^ +Depends: (linux-(headers-[^ ]+-common|kbuild-[^ ]+))$/\1/p')
 [ "$(wc -l <<<"$needs")" -eq 2 ] ||
@@ -92,8 +113,11 @@ while IFS= read -r link; do
 done < <(find "$root" -type l -lname '/*')
 # depmod reads every module (4000+, xz-compressed): seconds, not instant
 run_with_progress "debian kernel: depmod $release" "$base/depmod.log" depmod -b "$root" "$release"
-for f in "$root/boot/vmlinuz-$release" "$headers/Module.symvers" "$headers/vmlinux" \
-  "$root/lib/modules/$release/modules.dep"; do
+# 6.12's headers carry vmlinux (the BTF base of modules); 6.1's do not, and its Kbuild then skips
+# module BTF with a notice.
+needed=("$root/boot/vmlinuz-$release" "$headers/Module.symvers" "$root/lib/modules/$release/modules.dep")
+[ "$series" = 6.1 ] || needed+=("$headers/vmlinux")
+for f in "${needed[@]}"; do
   [ -f "$f" ] || die "missing $f after unpacking"
 done
 touch "$done_mark"

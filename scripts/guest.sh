@@ -3,8 +3,8 @@
 # usage: scripts/guest.sh ARCH MODE MIB
 #   MODE  demo (kernel GRO vs tungro table) | test (guest checks of make test) | conform (wire conformance)
 #   MIB   MiB per TCP stream (0: the mode's default); demo: MiB per engine and stream scenario
-# TUNGRO_KERNEL=debian boots Debian's own amd64 kernel instead (x86_64; demo and test), with the modules
-# the agent needs in the initramfs; output in build/x86_64-debian/.
+# TUNGRO_KERNEL=debian (6.12) or debian-6.1 boots Debian's own amd64 kernel instead (x86_64; demo and test),
+# with the modules the agent needs in the initramfs; output in build/x86_64-debian[-6.1]/.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/scripts/lib.sh"
@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 arch=$1 mode=$2 mib=$3
 case "$mode" in demo|test|conform) ;; *) die "unknown mode '$mode' (demo, test, conform)" ;; esac
 case "$mib" in ''|*[!0-9]*) die "MIB must be a whole number, got '$mib'" ;; esac
-if [ "$(tungro_kernel)" = debian ] && [ "$mode" = conform ]; then
+if [ "$(tungro_kernel)" != tungro ] && [ "$mode" = conform ]; then
   die "conform runs on the test kernels only (its peer suite is built from their source)"
 fi
 kdir=$(kernel_tree "$arch")
@@ -51,7 +51,7 @@ if [ "$mode" = test ]; then
   for m in tungro_stacker.ko tungro_kunit.ko; do
     if [ -f "$mods/$m" ]; then
       extra+=("$mods/$m")
-    elif [ "$(tungro_kernel)" != debian ]; then
+    elif [ "$(tungro_kernel)" = tungro ]; then
       die "$m was not built for $arch (CONFIG_KUNIT off in the test kernel?)"
     fi
   done

@@ -1,13 +1,26 @@
 #!/usr/bin/env bash
 # Runs tungro's KUnit suites in QEMU on ARCH and parses their KTAP output with the kernel's own
 # tools/testing/kunit/kunit.py parse. Fails on any failed, crashed or missing suite.
-# usage: scripts/kunit.sh ARCH
+# usage: scripts/kunit.sh ARCH [SUITE]   (SUITE: only that one, through kunit.filter_glob)
+# TUNGRO_FUZZ_TRAINS=N: random trains of the skb-shape fuzzer (tungro_skb_fuzz; default the module's 10,000).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/scripts/lib.sh"
-arch=${1:?usage: scripts/kunit.sh ARCH}
+arch=${1:?usage: scripts/kunit.sh ARCH [SUITE]}
 [ "$(tungro_kernel)" = tungro ] || die "KUnit runs on the test kernels only (Debian's has no CONFIG_KUNIT)"
-suites=(tungro_ipip tungro_sit tungro_flush tungro_tcp tungro_complete tungro_malformed tungro_layout tungro_hardening tungro_engine)
+suites=(tungro_ipip tungro_sit tungro_flush tungro_tcp tungro_complete tungro_malformed tungro_layout tungro_hardening
+	tungro_engine tungro_skb_fuzz)
+extra="tungro.mode=kunit"
+if [ -n "${2:-}" ]; then
+  suites=("$2")
+  extra+=" kunit.filter_glob=$2"
+fi
+# The skb-shape fuzzer's 10,000 trains take 20-60 s on the x86_64 and m68k test kernels (emulated, busy host);
+# under KASAN 500 take 30-70 s of guest time, so make test's KASAN run keeps 500 (make fuzz runs 100,000 there).
+[ "${TUNGRO_VARIANT:-}" = debug ] && : "${TUNGRO_FUZZ_TRAINS:=500}"
+if [ -n "${TUNGRO_FUZZ_TRAINS:-}" ]; then extra+=" tungro.fuzz_trains=$TUNGRO_FUZZ_TRAINS"; fi
+# A hang guard, not a speed gate: the KASAN kernel's suites and kmemleak scan took 700 s on a busy 2-core host.
+timeout_s=$((900 + ${TUNGRO_FUZZ_TRAINS:-0} / 10))   # up to 100 ms a train (KASAN, emulation)
 
 kdir=$("$here/scripts/kernel.sh" "$arch")
 kimg=$(kernel_image "$arch" "$kdir")
@@ -17,9 +30,9 @@ out="$here/build/$arch${TUNGRO_VARIANT:+-$TUNGRO_VARIANT}/kunit"
 mkdir -p "$out"
 "$here/qemu/build-agent.sh" "$arch" "$out/agent"
 "$here/qemu/mkinitramfs.sh" "$out/initramfs.cpio" "$out/agent" "$mods/tungro_kunit.ko"
-log "kunit $arch: booting with tungro_kunit.ko"
+log "kunit $arch: booting with tungro_kunit.ko ($extra)"
 start=$SECONDS
-"$here/qemu/boot.sh" "$arch" "$kimg" "$out/initramfs.cpio" "$out" 600 "tungro.mode=kunit" >"$out/boot.out" 2>&1 || {
+"$here/qemu/boot.sh" "$arch" "$kimg" "$out/initramfs.cpio" "$out" "$timeout_s" "$extra" >"$out/boot.out" 2>&1 || {
   grep -v '^ *\(ok\|#\|KTAP\|1\.\.\)' "$out/boot.out" | tail -30 >&2; die "kunit $arch: guest run failed"; }
 
 # The module's own KTAP block, as the agent copied it from /dev/kmsg (the boot's empty block is not in it).
@@ -35,6 +48,8 @@ ran_on=$(grep -m1 -o 'arch=[^ ]* kernel=[^ ]*' "$out/results.txt" || echo "arch=
 missing=()
 for s in "${suites[@]}"; do grep -qE "=+ \[PASSED\] $s =+" "$out/parse.plain.txt" || missing+=("$s"); done
 summary=$(grep -m1 'Testing complete' "$out/parse.plain.txt" || echo "no summary")
+fuzzed=$(grep -ohE 'batch [0-9]+: [0-9]+ trains' "$out/ktap.txt" | awk '{ t += $3 } END { print t + 0 }')
+[ "$fuzzed" -eq 0 ] || log "kunit $arch: skb-shape fuzzer: $fuzzed random trains in random skb layouts"
 echo "kunit $ran_on: $(grep -c '^# Subtest\|^    # Subtest' "$out/ktap.txt" || true) suites, ${summary#*Testing complete. } ($((SECONDS - start)) s)"
 if [ $prc -ne 0 ] || [ ${#missing[@]} -gt 0 ]; then
   grep -E '\[(FAILED|CRASHED)\]|Expected|ASSERTION|EXPECTATION|# .*: (FAIL|fail)' "$out/parse.plain.txt" | head -40 >&2 || true

@@ -69,23 +69,35 @@ copy_module_sources() {
 karch_of() { case "$1" in x86_64) echo x86 ;; *) echo "$1" ;; esac; }
 cross_of() { case "$1" in x86_64) echo "" ;; m68k) echo m68k-linux-gnu- ;; *) die "no cross prefix known for $1" ;; esac; }
 
-# The kernel that builds and guest runs use: TUNGRO_KERNEL=debian is Debian's own 6.12 amd64 kernel
-# (scripts/debian-kernel.sh: x86_64, no KUnit); unset (or "tungro") the test kernel of scripts/kernel.sh.
+# The kernel that builds and guest runs use: TUNGRO_KERNEL=debian is Debian's own 6.12 amd64 kernel,
+# debian-6.1 Debian 12's own 6.1 (scripts/debian-kernel.sh: x86_64, no KUnit); unset (or "tungro") the
+# test kernel of scripts/kernel.sh.
 tungro_kernel() {
   case "${TUNGRO_KERNEL:-}" in
     ""|tungro) echo tungro ;;
-    debian) echo debian ;;
-    *) die "unknown TUNGRO_KERNEL '$TUNGRO_KERNEL' (debian, or unset for the tungro test kernel)" ;;
+    debian|debian-6.1) echo "$TUNGRO_KERNEL" ;;
+    *) die "unknown TUNGRO_KERNEL '$TUNGRO_KERNEL' (debian, debian-6.1, or unset for the tungro test kernel)" ;;
   esac
 }
 
-# Name of ARCH's output directory under build/: x86_64, x86_64-debug (TUNGRO_VARIANT), x86_64-debian.
+# Debian kernel series of TUNGRO_KERNEL (6.12 or 6.1; the argument of scripts/debian-kernel.sh), empty
+# for the test kernel.
+debian_series() {
+  case "$(tungro_kernel)" in
+    debian) echo 6.12 ;;
+    debian-6.1) echo 6.1 ;;
+  esac
+}
+
+# Name of ARCH's output directory under build/: x86_64, x86_64-debug (TUNGRO_VARIANT), x86_64-debian,
+# x86_64-debian-6.1.
 build_tag() {
-  if [ "$(tungro_kernel)" = debian ]; then
-    [ "$1" = x86_64 ] || die "TUNGRO_KERNEL=debian: Debian's amd64 kernel is x86_64 only, not $1"
+  local k; k=$(tungro_kernel)
+  if [ "$k" != tungro ]; then
+    [ "$1" = x86_64 ] || die "TUNGRO_KERNEL=$k: Debian's amd64 kernel is x86_64 only, not $1"
     [ -z "${TUNGRO_VARIANT:-}" ] ||
-      die "TUNGRO_VARIANT=$TUNGRO_VARIANT is a test kernel variant, not for TUNGRO_KERNEL=debian"
-    echo "$1-debian"
+      die "TUNGRO_VARIANT=$TUNGRO_VARIANT is a test kernel variant, not for TUNGRO_KERNEL=$k"
+    echo "$1-$k"
   else
     echo "$1${TUNGRO_VARIANT:+-$TUNGRO_VARIANT}"
   fi
@@ -97,14 +109,14 @@ kernel_tree() {
   build_tag "$1" >/dev/null
   case "$(tungro_kernel)" in
     tungro) "$scripts/kernel.sh" "$1" ;;
-    debian) "$scripts/debian-kernel.sh" ;;
+    *) "$scripts/debian-kernel.sh" "$(debian_series)" ;;
   esac
 }
 
 # Bootable image of a kernel tree: kernel_image ARCH KDIR. Debian's is beside its unpacked headers
 # (<root>/usr/src/linux-headers-<release> and <root>/boot/vmlinuz-<release>).
 kernel_image() {
-  if [ "$(tungro_kernel)" = debian ]; then
+  if [ "$(tungro_kernel)" != tungro ]; then
     echo "${2%/usr/src/*}/boot/vmlinuz-${2##*/linux-headers-}"
     return
   fi
@@ -118,13 +130,13 @@ kernel_image() {
 # guest_modules KDIR OUTDIR MODULE...: stages the kernel modules the guest needs before anything runs,
 # dependencies first, as OUTDIR/NN-name.ko, and prints one initramfs spec per module,
 # FILE:/lib/modules/deps/NN-name.ko (the agent loads that directory in name order). Test kernels build
-# them all in: nothing to stage. Debian's kernel: modprobe resolves the order from the modules.dep that
+# them all in: nothing to stage. Debian's kernels: modprobe resolves the order from the modules.dep that
 # scripts/debian-kernel.sh made, builtin ones are skipped, and Debian's .ko.xz are decompressed here
 # (its kernel could take them compressed, test kernels could not: the agent loads plain files only).
 guest_modules() {
   local kdir=$1 out=$2; shift 2
   rm -rf "$out"
-  [ "$(tungro_kernel)" = debian ] || return 0
+  [ "$(tungro_kernel)" != tungro ] || return 0
   local root=${kdir%/usr/src/*} release=${kdir##*/linux-headers-} m plan kind path name dst n=0
   local -A seen=()
   mkdir -p "$out"
@@ -147,4 +159,14 @@ guest_modules() {
       echo "$dst:/lib/modules/deps/${dst##*/}"
     done <<<"$plan"
   done
+}
+
+# dkms_stage TOP SOURCETREE: a DKMS source directory SOURCETREE/tungro-<version> (the module sources and
+# dkms.conf with its version filled in, from scripts/version.sh); prints the version.
+dkms_stage() {
+  local top=$1 tree=$2 version
+  version=$("$top/scripts/version.sh")
+  copy_module_sources "$top" "$tree/tungro-$version"
+  sed "s/@VERSION@/$version/" "$top/dkms.conf" >"$tree/tungro-$version/dkms.conf"
+  echo "$version"
 }

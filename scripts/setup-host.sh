@@ -10,6 +10,8 @@ PKGS=(
   linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod rsync python3
   # pahole: Debian's kernel (scripts/debian-kernel.sh) has BTF for modules, made at tungro.ko's final link
   dwarves
+  # make dkms-install, and make test's dkms build against Debian's 6.12 headers (scripts/dkms-test.sh)
+  dkms
   # emulators: x86_64 now, m68k for the cross-arch work
   qemu-system-x86 qemu-system-misc
   # cross toolchains: m68k runtime, and the cross-arch build matrix (make cross-check)
@@ -18,8 +20,8 @@ PKGS=(
   g++-riscv64-linux-gnu g++-s390x-linux-gnu g++-mips-linux-gnu
   # host tests of the C++ core
   g++ cmake libgtest-dev libgmock-dev libbenchmark-dev libpcap-dev pkg-config
-  # fuzzing of the core (libFuzzer)
-  clang-14 libclang-rt-14-dev
+  # fuzzing of the core (libFuzzer) and its coverage report (llvm-profdata-14, llvm-cov-14)
+  clang-14 libclang-rt-14-dev llvm-14
   # make lint: sparse through Kbuild (make C=2), clang-tidy on the core (checkpatch is the kernel source's)
   sparse clang-tidy-14
   # make bench: DPDK's librte_gro as the reference, callgrind for instructions per segment

@@ -27,7 +27,9 @@ constexpr uint8_t kUpperFlush = 1u << 3;  // TGC_IN_UPPER_FLUSH
 constexpr uint8_t kNoMerge = 1u << 4;     // the buffer mechanics refuse a MERGE (module: tungro_append failed)
 constexpr uint8_t kEndPoll = 1u << 5;     // end of the NAPI poll after this record: every held packet completes
 constexpr uint8_t kShortView = 1u << 6;   // header view limited to 60 bytes (a short linear head)
+constexpr uint8_t kAgeFlush = 1u << 7;   // engine: then complete what arrived kAgeFlushSegs segments ago or earlier
 constexpr uint32_t kShortViewLen = 60;
+constexpr uint32_t kAgeFlushSegs = 4;
 constexpr unsigned kRecordHdr = 4;
 
 // Appends one record to an input. repeat: extra advanced copies (0 = the segment once).

@@ -446,8 +446,8 @@ struct tgc_engine *tgc_engine_init(void *mem, tgc_u32 size, tgc_u32 buckets, tgc
 /*
  * tgc_engine_receive - one segment. @cookie is the caller's handle for it: passed back to append (as seg),
  * deliver, or, when it is held, as @held to append and complete later. @r (may be NULL) receives the result,
- * with r->held translated to the caller's handle. The engine stands in for the kernel's outer IPv4 GRO: a tunnel
- * segment whose outer length is not pkt_len gets TGC_IN_OUTER_FLUSH.
+ * with r->held translated to the caller's handle. The engine stands in for the kernel's outer IPv4 GRO: a segment
+ * (tunnel or plain) whose outer IPv4 length is not pkt_len gets TGC_IN_OUTER_FLUSH.
  */
 void tgc_engine_receive(struct tgc_engine *e, const struct tgc_seg *seg_arg, void *cookie, struct tgc_rx_result *r_out);
 

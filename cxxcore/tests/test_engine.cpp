@@ -334,6 +334,22 @@ TEST(Receive, OuterFlushLocatesTheFlowOfARefusedSegment)
 	EXPECT_EQ(r.v.flush_held, 1);
 }
 
+// A plain IPv4 segment whose total length is past the bytes present (hostile frame p4_totlen_long): 6.12's
+// inet_gro_receive sets the flush bit, TCP GRO finds the flow and completes its held packet first. The engine
+// stands in for inet_gro_receive for plain TCP too.
+TEST_P(Engine, PlainIpv4LongerThanItsBytesCompletesTheHeldPacketFirst)
+{
+	auto t = train(plain4(), 4);
+	t[2].outer_len_delta = +10;
+	for (const auto &f : build_all(t))
+		g.receive(f, TGC_ENCAP_NONE, GetParam().hash, 0);
+	g.flush();
+	EXPECT_EQ(g.seg_counts(), (Counts{2, 1, 1}));
+	ASSERT_EQ(g.delivered().size(), 3u);
+	EXPECT_TRUE(g.delivered()[0].parsed) << "the held packet of the flow goes up before the refused segment";
+	EXPECT_FALSE(g.delivered()[1].parsed);
+}
+
 TEST(EngineSetup, SizesOutOfRangeAndMisalignedMemoryAreRefused)
 {
 	static const tgc_engine_ops ops = {[](void *, void *, void *, const tgc_merge *) { return 0; },

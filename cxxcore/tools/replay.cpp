@@ -249,7 +249,8 @@ struct PcapCloser {
 
 std::string flow_name(const uint8_t *p, size_t n) { return layer_name(p, n, 0); }
 
-bool run(const std::string &path, const Options &opt, Result *out, std::string *error)
+bool read_ip_packets(const std::string &path, std::vector<std::vector<uint8_t>> *pkts, uint64_t *records,
+		     std::string *error)
 {
 	char errbuf[PCAP_ERRBUF_SIZE] = "";
 	std::unique_ptr<pcap_t, PcapCloser> pc(pcap_open_offline(path.c_str(), errbuf));
@@ -264,18 +265,13 @@ bool run(const std::string &path, const Options &opt, Result *out, std::string *
 			 ") not supported: Ethernet or raw IP only";
 		return false;
 	}
-	*out = Result{};
-	const unsigned poll = opt.poll ? opt.poll : 1;
-	std::unique_ptr<MiniGro> engine;
-	if (opt.engine)
-		engine = std::make_unique<MiniGro>(TGC_ENCAP_NONE, true, 0, Table{opt.buckets, opt.flows, false});
-	uint32_t polls = 0;
-	std::vector<std::vector<uint8_t>> batch;
+	*records = 0;
+	pkts->clear();
 	pcap_pkthdr *h;
 	const u_char *data;
 	int rc;
 	while ((rc = pcap_next_ex(pc.get(), &h, &data)) == 1) {
-		out->records++;
+		++*records;
 		size_t n = 0;
 		const uint8_t *ip = nullptr;
 		if (dlt == DLT_EN10MB) {
@@ -284,10 +280,36 @@ bool run(const std::string &path, const Options &opt, Result *out, std::string *
 			ip = data;
 			n = h->caplen;
 		}
-		if (!ip) {
+		pkts->emplace_back(); // empty: not IP
+		if (ip)
+			pkts->back().assign(ip, ip + n);
+	}
+	if (rc == PCAP_ERROR) {
+		*error = path + ": read error after " + std::to_string(*records) + " records: " + pcap_geterr(pc.get());
+		return false;
+	}
+	return true;
+}
+
+bool run(const std::string &path, const Options &opt, Result *out, std::string *error)
+{
+	std::vector<std::vector<uint8_t>> pkts;
+	*out = Result{};
+	if (!read_ip_packets(path, &pkts, &out->records, error))
+		return false;
+	const unsigned poll = opt.poll ? opt.poll : 1;
+	std::unique_ptr<MiniGro> engine;
+	if (opt.engine)
+		engine = std::make_unique<MiniGro>(TGC_ENCAP_NONE, true, 0, Table{opt.buckets, opt.flows, false});
+	uint32_t polls = 0;
+	std::vector<std::vector<uint8_t>> batch;
+	for (const std::vector<uint8_t> &p : pkts) {
+		if (p.empty()) {
 			out->not_ip++;
 			continue;
 		}
+		const uint8_t *ip = p.data();
+		const size_t n = p.size();
 		std::vector<uint8_t> fixed;
 		if (opt.fix_ipv4_csum && n >= 20 && ip[0] == 0x45 && !ipv4_hdr_ok(ip)) {
 			fixed.assign(ip, ip + n);
@@ -307,10 +329,6 @@ bool run(const std::string &path, const Options &opt, Result *out, std::string *
 			run_poll(batch, opt, out, engine.get(), polls++);
 			batch.clear();
 		}
-	}
-	if (rc == PCAP_ERROR) {
-		*error = path + ": read error after " + std::to_string(out->records) + " records: " + pcap_geterr(pc.get());
-		return false;
 	}
 	if (!batch.empty())
 		run_poll(batch, opt, out, engine.get(), polls++);

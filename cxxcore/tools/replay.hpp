@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "tungro_core.h"
 
@@ -56,6 +57,11 @@ struct Result {
 // Replays one capture. Returns true, or false with a message in *error (unreadable file, unsupported link type).
 // Malformed packets never fail the run: they are counted under their tgc_reason.
 bool run(const std::string &path, const Options &opt, Result *out, std::string *error);
+
+// The IP packets of a capture (bytes from the IP header; an empty vector for a record that carries no IP packet),
+// and its record count. Returns true, or false with a message in *error.
+bool read_ip_packets(const std::string &path, std::vector<std::vector<uint8_t>> *pkts, uint64_t *records,
+		     std::string *error);
 
 // Human-readable name of the flow of an IP packet (bytes from the outer network header): e.g.
 // "ipip 10.1.0.1>10.1.0.2 | 10.1.0.3:80>10.1.0.4:80 tcp". Never reads past n.

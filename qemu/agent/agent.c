@@ -6,6 +6,7 @@
  *   tungro.mib=N            MiB per stream (0 or absent: 32 for demo, 4 for test); demo: per engine and scenario
  *   tungro.irqtime=1        the kernel has CONFIG_IRQ_TIME_ACCOUNTING (the demo reports softirq time per segment)
  *   tungro.cycles=N         test: insmod/rmmod cycles of tungro under traffic (K06; default 200)
+ *   tungro.fuzz_trains=N    kunit: random trains of the skb-shape fuzzer (tungro_kunit.ko's fuzz_trains)
  *   tungro.deadline=S       give up S seconds after boot with a failure line (boot.sh sets it below its timeout)
  * Results go to the virtio-serial port named tungro.results and to the console; the last line is
  * "success" or "failure: <reason>".
@@ -28,6 +29,7 @@ static const char *opt_mode = "demo";
 static unsigned opt_mib;
 static unsigned opt_deadline = 3600;
 static unsigned opt_cycles = 200;
+unsigned opt_fuzz_trains; /* kunit mode: tungro_kunit.ko's fuzz_trains (0: its default) */
 static int opt_irqtime;
 
 static void mount_one(const char *src, const char *dir, const char *type)
@@ -71,6 +73,12 @@ static void parse_cmdline(void)
 			if (*end || v < 1 || v > 100000)
 				die("bad tungro.cycles '%s' (1..100000)", tok + 14);
 			opt_cycles = (unsigned)v;
+		} else if (!strncmp(tok, "tungro.fuzz_trains=", 19)) {
+			char *end;
+			unsigned long v = strtoul(tok + 19, &end, 10);
+			if (*end || v < 1 || v > 10000000)
+				die("bad tungro.fuzz_trains '%s' (1..10000000)", tok + 19);
+			opt_fuzz_trains = (unsigned)v;
 		} else if (!strcmp(tok, "tungro.irqtime=1")) {
 			opt_irqtime = 1;
 		} else if (!strncmp(tok, "tungro.deadline=", 16)) {
@@ -209,8 +217,11 @@ static void test(void)
 	k01_fou_gue(opt_mib);
 	/* debug kernels: allocation failures injected into tungro's own allocations */
 	fault_injection_checks(opt_mib);
-	/* K07 last: a tungro whose exit does not wait leaves the stacker in the IPIP slot */
+	/* K07: a tungro whose exit does not wait leaves the stacker in the IPIP slot */
 	k07_stacked_hooks();
+	/* tracepoints last: the ring buffer it fills is reset at every rmmod of a module with events (6.12's
+	 * trace_module_remove_events), a cost the load/unload cycles above should not carry */
+	trace_checks(bytes);
 }
 
 int main(void)

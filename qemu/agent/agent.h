@@ -21,6 +21,7 @@
 extern int g_console_fd;              /* /dev/console (stdout, stderr) */
 extern int g_results_fd;              /* virtio-serial port tungro.results, or -1 */
 extern char g_first_failure[256];     /* first failure reason, empty while all passed */
+extern unsigned opt_fuzz_trains;      /* tungro.fuzz_trains=, 0 when absent */
 
 void out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));   /* results port + console */
 void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));  /* console only */
@@ -46,6 +47,7 @@ int mod_unload(void);      /* 0 or -errno, retries while the module is busy */
 /* the same for any module: a .ko path to load, a module name to look up or unload */
 int mod_loaded_name(const char *name);
 int mod_load_file(const char *path);    /* 0 or -errno */
+int mod_load_file_params(const char *path, const char *params); /* with module parameters "a=1 b=2" */
 int mod_unload_name(const char *name);  /* 0 or -errno, retries while the module is busy */
 
 /* kernel log records from /dev/kmsg, only those logged after kmsg_open() */
@@ -292,6 +294,12 @@ void demo(unsigned mib, int irqtime);
 double wilcoxon_p_below(const double *d, int n);
 /* Mean of x[0..n-1] and the half-width of its two-sided 95% Student t interval (0 when n < 2). */
 void mean_ci95(const double *x, int n, double *mean, double *half);
+
+/* ---- trace.c ---- */
+/* tungro's tracepoints through tracefs during an IPIP stream (offload) and a plain one on attached eth0 (engine),
+ * against debugfs; loads tungro (nothing attached) and unloads it after. Skipped, saying so, on m68k (no event
+ * tracing there). */
+void trace_checks(uint64_t bytes);
 
 /* ---- conform.c ---- */
 void conform(void);        /* wire conformance, kernel engine then tungro; records failures */

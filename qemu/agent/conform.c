@@ -8,6 +8,7 @@
  * Expected outcomes are written per case: tungro's from gro-cases.md, the kernel's from Linux 6.12's rules.
  */
 #include "agent.h"
+#include "conform.h"
 #include "frame.h"
 
 #include <arpa/inet.h>
@@ -26,14 +27,7 @@
 
 static const char *const enc_name[N_ENC] = { "ip4", "ip6", "ipip", "sit" };
 
-#define MAXSEG 64
-
-static int g_rxfd = -1;
-
-struct train {
-	int n;
-	struct sd s[MAXSEG];
-};
+int g_rxfd = -1;
 
 struct ccase {
 	const char *id;
@@ -246,7 +240,7 @@ static void got_string(const struct got *g, int nflows, char *buf, size_t cap)
 
 /* ---- one train through the wire ---- */
 
-static unsigned g_quiet_ms = 400;
+unsigned g_quiet_ms = 400;
 
 static void drain(void)
 {
@@ -255,7 +249,7 @@ static void drain(void)
 		;
 }
 
-static int run_train(const struct train *t, char *got, size_t cap, char *why, size_t whycap)
+int run_train(const struct train *t, char *got, size_t cap, char *why, size_t whycap)
 {
 	static unsigned char rbuf[70000 + sizeof(struct virtio_net_hdr)];
 	struct got g;
@@ -530,20 +524,26 @@ static int conform_setup(void)
 		fail("conform: eth0 gro_flush_timeout/napi_defer_hard_irqs: %s", strerror(-rc));
 		return -1;
 	}
-	g_rxfd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(ETH_P_ALL));
+	return (g_rxfd = rx_socket("conform", ETH_P_ALL)) < 0 ? -1 : 0;
+}
+
+int rx_socket(const char *who, int proto)
+{
+	int fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(proto));
 	int one = 1, big = 4 << 20;
-	if (g_rxfd < 0 || setsockopt(g_rxfd, SOL_PACKET, PACKET_VNET_HDR, &one, sizeof(one)) < 0) {
-		fail("conform: receiver packet socket / PACKET_VNET_HDR: %s", strerror(errno));
+	if (fd < 0 || setsockopt(fd, SOL_PACKET, PACKET_VNET_HDR, &one, sizeof(one)) < 0) {
+		fail("%s: receiver packet socket / PACKET_VNET_HDR: %s", who, strerror(errno));
 		return -1;
 	}
-	setsockopt(g_rxfd, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
-	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL),
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(proto),
 				   .sll_ifindex = (int)if_nametoindex("eth0") };
-	if (bind(g_rxfd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
-		fail("conform: bind receiver packet socket to eth0: %s", strerror(errno));
+	if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
+		fail("%s: bind receiver packet socket to eth0: %s", who, strerror(errno));
+		close(fd);
 		return -1;
 	}
-	return 0;
+	return fd;
 }
 
 struct tally {
@@ -659,4 +659,6 @@ void conform(void)
 	if (have_tungro)
 		out("%-8s %-7s %6d %6d %8d %8.1f", uname_machine(), "tungro", tl[1].pass, tl[1].fail, tl[1].retries,
 		    (double)(t2 - t1) / 1e6);
+	if (have_tungro)
+		hostile();
 }

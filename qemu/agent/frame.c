@@ -62,16 +62,70 @@ static void ip4_hdr(unsigned char *h, int ihl, unsigned tot, uint8_t tos, int id
 	put16(h + 10, csum_fold(csum_add(0, h, (size_t)hl)));
 }
 
+/* the IPv6 extension header of a hostile frame at x (xl bytes) before the transport (l4proto) */
+static void ip6_ext(unsigned char *x, int xl, int type, int l4proto)
+{
+	memset(x, 0, (size_t)xl);
+	x[0] = (unsigned char)l4proto;
+	if (type == 44)
+		return;   /* an atomic fragment: offset 0, M 0, 8 bytes whatever xl says */
+	x[1] = (unsigned char)(xl / 8 - 1);
+	if (type == 43)
+		return;   /* routing type 0, segments left 0: ignored by a host */
+	/* PadN of 4, then unknown options to skip (type 0x1e) of 8 bytes: the kernel refuses more than 7 bytes
+	 * of padding in a row */
+	x[2] = 1;
+	x[3] = 4;
+	for (int o = 8; o + 8 <= xl; o += 8) {
+		x[o] = 0x1e;
+		x[o + 1] = 6;
+	}
+}
+
+/* the mutations of a hostile frame; pos[]: each layer's offset in f (-1 absent), s: the TCP pseudo-header sum */
+static void apply_muts(const struct sd *d, unsigned char *f, int len, const int pos[], uint32_t s, int l4)
+{
+	for (int m = 0; m < FRAME_NMUT; m++) {
+		const struct fmut *u = &d->mut[m];
+		if (u->layer == ML_NONE || pos[u->layer] < 0)
+			continue;
+		int at = pos[u->layer] + u->off, w = u->mode >= MM_SET16 ? 2 : 1;
+		if (at < 0 || at + w > len)
+			continue;
+		if (u->mode == MM_SET8)
+			f[at] = (unsigned char)u->val;
+		else if (u->mode == MM_XOR8)
+			f[at] ^= (unsigned char)u->val;
+		else
+			put16(f + at, (unsigned)((u->mode == MM_ADD16 ? (int)get16(f + at) : 0) + u->val) & 0xffff);
+		if (u->nofix)
+			continue;
+		unsigned char *h = f + pos[u->layer];
+		if (u->layer == ML_L4 && !d->icmp && pos[ML_L4] + l4 <= len) {
+			put16(h + 16, 0);
+			put16(h + 16, csum_fold(csum_add(s, h, (size_t)l4)) ^ (d->badcsum ? 0x1234 : 0));
+		} else if (u->layer != ML_ETH && u->layer != ML_L4 && (h[0] >> 4) == 4) {
+			int hl = (h[0] & 15) * 4 < 20 ? 20 : (h[0] & 15) * 4;
+			if (pos[u->layer] + hl <= len) {
+				put16(h + 10, 0);
+				put16(h + 10, csum_fold(csum_add(0, h, (size_t)hl)));
+			}
+		}
+	}
+}
+
 int build_frame(const struct sd *d, unsigned char *f)
 {
 	int v6 = d->enc == E_P6 || d->enc == E_SIT;
 	int tun = d->enc == E_IPIP || d->enc == E_SIT;
-	int thl = d->icmp ? 8 : (d->ts ? 32 : 20);
+	int thl = d->icmp ? 8 : (d->ts ? 32 : 20) + d->topt;
 	int l4 = thl + d->pay;
-	int ihl = d->ihl ? d->ihl : 5;
-	int inner_hl = v6 ? 40 : (ihl < 5 ? 20 : ihl * 4);
+	int ihl = d->ihl ? d->ihl : 5, oihl = d->oihl ? d->oihl : 5;
+	int xl = v6 && d->v6ext ? (d->v6ext_type == 44 ? 8 : d->v6ext * 8) : 0;
+	int inner_hl = v6 ? 40 + xl : (ihl < 5 ? 20 : ihl * 4);
+	int ohl = oihl < 5 ? 20 : oihl * 4;
 	int layers = tun ? 1 + d->nest : 0;
-	int hdrs = 14 + layers * 20 + inner_hl;
+	int hdrs = 14 + (layers ? ohl + (layers - 1) * 20 : 0) + inner_hl;
 	unsigned char *p = f + hdrs;
 
 	memcpy(f, g_mac_rx, 6);
@@ -98,6 +152,7 @@ int build_frame(const struct sd *d, unsigned char *f)
 			put32(p + 24, d->tsval);
 			put32(p + 28, 0x01020304);
 		}
+		memset(p + thl - d->topt, 1, (size_t)d->topt);   /* NOPs */
 	}
 	for (int i = 0; i < d->pay; i++)
 		p[thl + i] = pay_byte(d->flow, d->seq + (uint32_t)i);
@@ -124,11 +179,13 @@ int build_frame(const struct sd *d, unsigned char *f)
 	unsigned char *nh = p - inner_hl;
 	if (v6) {
 		put32(nh, 0x60000000u | (uint32_t)d->tos << 20 | (d->flowlabel & 0xfffff));
-		put16(nh + 4, (unsigned)l4);
-		nh[6] = (unsigned char)l4proto;
+		put16(nh + 4, (unsigned)(xl + l4));
+		nh[6] = (unsigned char)(xl ? (d->v6ext_type ? d->v6ext_type : 60) : l4proto);
 		nh[7] = d->ttl;
 		memcpy(nh + 8, A6_SRC, 16);
 		memcpy(nh + 24, A6_DST, 16);
+		if (xl)
+			ip6_ext(nh + 40, xl, d->v6ext_type, l4proto);
 	} else {
 		ip4_hdr(nh, ihl, (unsigned)(inner_hl + l4), d->tos, d->id, d->df, d->mf, d->ttl, l4proto, A_IN_SRC,
 			A_IN_DST);
@@ -137,10 +194,10 @@ int build_frame(const struct sd *d, unsigned char *f)
 	unsigned tot = (unsigned)(inner_hl + l4);
 	int proto = v6 ? 41 : 4;
 	for (int l = layers - 1; l >= 0; l--) {
-		unsigned char *oh = f + 14 + l * 20;
-		tot += 20;
+		unsigned char *oh = f + 14 + (l ? ohl + (l - 1) * 20 : 0);
+		tot += l ? 20 : (unsigned)ohl;
 		if (l == 0)
-			ip4_hdr(oh, 5, tot + (unsigned)d->otot_delta, d->otos, d->oid, d->odf, 0, d->ottl, proto,
+			ip4_hdr(oh, oihl, tot + (unsigned)d->otot_delta, d->otos, d->oid, d->odf, 0, d->ottl, proto,
 				A_OUT_SRC, A_OUT_DST);
 		else
 			ip4_hdr(oh, 5, tot, 0, 0, 1, 0, 64, proto, A_OUT_SRC, A_OUT_DST);
@@ -151,12 +208,15 @@ int build_frame(const struct sd *d, unsigned char *f)
 		/* the outer header is consistent with the cut frame: only the inner one is incomplete */
 		put16(f + 16, (unsigned)(d->trunc - 14));
 		put16(f + 24, 0);
-		put16(f + 24, csum_fold(csum_add(0, f + 14, 20)));
+		put16(f + 24, csum_fold(csum_add(0, f + 14, (size_t)ohl)));
 	}
 	if (d->pad) {
 		memset(f + len, 0, (size_t)d->pad);
 		len += d->pad;
 	}
+	const int pos[] = { [ML_NONE] = -1, [ML_ETH] = 0, [ML_OUT] = layers ? 14 : -1,
+			    [ML_MID] = layers > 1 ? 14 + ohl : -1, [ML_IN] = (int)(nh - f), [ML_L4] = (int)(p - f) };
+	apply_muts(d, f, len, pos, s, l4);
 	if (d->trunc && d->trunc < len)
 		len = d->trunc;
 	return len;

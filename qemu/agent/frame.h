@@ -17,6 +17,17 @@ enum encap { E_P4, E_P6, E_IPIP, E_SIT, N_ENC };
 #define MAXFRAME 1600
 #define FRAME_MAXFLOWS 64       /* flows frames_number() keeps apart (struct sd.flow 0..63) */
 
+/* A byte-level change applied after the frame is built (hostile frames): at offset off of a layer, 8- or 16-bit,
+ * then the layer's checksum (IPv4 header, TCP) is computed again unless nofix. */
+enum mut_layer { ML_NONE, ML_ETH, ML_OUT, ML_MID, ML_IN, ML_L4 };   /* MID: the IPv4 layer under the outermost */
+enum mut_mode { MM_SET8, MM_XOR8, MM_SET16, MM_ADD16 };
+struct fmut {
+	signed char layer, mode, nofix;
+	short off;
+	int val;
+};
+#define FRAME_NMUT 2
+
 /* One sent frame. Fields marked "from" apply to this segment only; cases set them per index. */
 struct sd {
 	int enc, flow, nest;          /* nest: extra IPIP layers outside the outer header */
@@ -35,6 +46,10 @@ struct sd {
 	int pad;                      /* bytes after the IP packet (Ethernet padding) */
 	int trunc;                    /* frame cut to this many bytes (junk) */
 	int junk;                     /* receiver cannot parse it: counted as x */
+	/* hostile-frame knobs: outermost IPv4 IHL (0 = 5), TCP option bytes after the timestamps (NOPs, a multiple
+	 * of 4), an IPv6 extension header of v6ext * 8 bytes (type v6ext_type, 0 = destination options), mutations */
+	int oihl, topt, v6ext, v6ext_type;
+	struct fmut mut[FRAME_NMUT];
 	uint32_t seq;                 /* filled in by frames_number() */
 	int idx;                      /* 1-based index within its flow */
 };

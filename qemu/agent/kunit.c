@@ -1,7 +1,9 @@
 /* kunit.c - tungro.mode=kunit: loads tungro_kunit.ko (KUnit runs its suites during the load), copies the
  * kernel log records of that load from /dev/kmsg to the results port between KTAP-BEGIN and KTAP-END, and
- * unloads it. The host cuts that block out and parses it with the kernel's own tools/testing/kunit/kunit.py. */
+ * unloads it. tungro.fuzz_trains=N on the kernel command line becomes its fuzz_trains parameter (the skb-shape
+ * fuzzer's train count). The host cuts that block out and parses it with the kernel's own tools/testing/kunit/kunit.py. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -10,6 +12,7 @@
 void kunit_mode(void)
 {
 	static char msg[8192];
+	char params[48] = "";
 	int kmsg, rc, lines = 0;
 
 	if (access(KUNIT_MODULE_PATH, F_OK))
@@ -20,7 +23,9 @@ void kunit_mode(void)
 	kmsg = kmsg_open();
 	if (kmsg < 0)
 		die("open /dev/kmsg: %s", strerror(-kmsg));
-	rc = mod_load_file(KUNIT_MODULE_PATH);
+	if (opt_fuzz_trains)
+		snprintf(params, sizeof(params), "fuzz_trains=%u", opt_fuzz_trains);
+	rc = mod_load_file_params(KUNIT_MODULE_PATH, params);
 	if (rc)
 		fail("finit_module %s: %s", KUNIT_MODULE_PATH, strerror(-rc));
 

@@ -277,10 +277,15 @@ int mod_loaded_name(const char *name)
 
 int mod_load_file(const char *path)
 {
+	return mod_load_file_params(path, "");
+}
+
+int mod_load_file_params(const char *path, const char *params)
+{
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	long rc = syscall(SYS_finit_module, fd, "", 0);
+	long rc = syscall(SYS_finit_module, fd, params, 0);
 	int e = rc < 0 ? errno : 0;
 	close(fd);
 	return -e;

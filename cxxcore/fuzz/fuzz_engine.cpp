@@ -1,4 +1,4 @@
-// libFuzzer harness of tungro's core: arbitrary bytes become a train of segments (format in fuzz_input.hpp) that
+// fuzz_engine: libFuzzer harness of tungro's engine. Arbitrary bytes become a train of segments (format in fuzz_input.hpp) that
 // runs through tungro's engine (tgc_engine_receive: the core's one receive loop, tgc_receive, on a flow table)
 // with the harness's byte-vector buffer mechanics as the engine's ops. The table is the kernel's GRO list (one
 // bucket of 8, hash 0), tungro's 8 x 8 with its own hash, or a 2 x 2 one, chosen by the input size. The harness
@@ -6,9 +6,9 @@
 //
 // Every segment and every header view lives in its own heap allocation of exactly the bytes present, so ASan
 // reports any read past them. Invariants (abort on violation):
-//   - no segment lost or duplicated: every segment id is delivered exactly once; count in == count out;
-//   - per-flow order: segments of one flow are delivered in arrival order, and a GRO packet's segments are
-//     consecutive in sequence space, all but the last of gso_size bytes;
+//   - the delivery oracle (oracle.hpp): every segment delivered exactly once, per-flow order, payload bytes out ==
+//     in, and every GRO packet resegments (test-side segmenter) to the segments that went in;
+//   - a GRO packet's segments are consecutive in sequence space, all but the last of gso_size bytes;
 //   - tgc_same_flow agrees with the flow identity (addresses, protocols, flow label, ports) for every held packet,
 //     and the engine finds exactly the held packet of the segment's flow (none when its flow has none);
 //   - the engine's held lengths, counts, id_state and counters agree with the harness's model;
@@ -27,114 +27,23 @@
 #include <string>
 #include <vector>
 
+#include "checks.hpp"
 #include "fuzz_input.hpp"
+#include "oracle.hpp"
 #include "tungro_core.h"
-
-#define FUZZ_CHECK(cond, ...)                                                                              \
-	do {                                                                                               \
-		if (!(cond)) {                                                                             \
-			std::fprintf(stderr, "tungro fuzz: invariant violated: %s (%s:%d): ", #cond, __FILE__, \
-				     __LINE__);                                                            \
-			std::fprintf(stderr, __VA_ARGS__);                                                 \
-			std::fputc('\n', stderr);                                                          \
-			std::abort();                                                                      \
-		}                                                                                          \
-	} while (0)
 
 namespace {
 
-constexpr unsigned kMaxSegs = 4096;   // bounds one input's work (repeat can multiply records)
-constexpr uint32_t kHdrView = TGC_MAX_HDR_BYTES;
+using namespace fuzzchk;
 
-uint16_t ld16(const uint8_t *p) { return static_cast<uint16_t>(p[0] << 8 | p[1]); }
-uint32_t ld32(const uint8_t *p) { return uint32_t(ld16(p)) << 16 | ld16(p + 2); }
-void st16(uint8_t *p, uint16_t v)
-{
-	p[0] = static_cast<uint8_t>(v >> 8);
-	p[1] = static_cast<uint8_t>(v);
-}
-void st32(uint8_t *p, uint32_t v)
-{
-	st16(p, static_cast<uint16_t>(v >> 16));
-	st16(p + 2, static_cast<uint16_t>(v));
-}
-
-// RFC 1071 sum, written independently of the core's so that the two check each other.
-uint32_t sum16(const uint8_t *p, size_t n, uint32_t s = 0)
-{
-	for (size_t i = 0; i + 1 < n; i += 2)
-		s += ld16(p + i);
-	if (n & 1)
-		s += uint32_t(p[n - 1]) << 8;
-	return s;
-}
-uint16_t fold(uint32_t s)
-{
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return static_cast<uint16_t>(s);
-}
-bool ipv4_hdr_ok(const uint8_t *iph) { return fold(sum16(iph, 20)) == 0xffff; }
+constexpr unsigned kMaxSegs = 64;     // bounds one input's work (repeat multiplies records): 64 KiB takes 47
+                                      // segments of 1400 bytes
 
 // Writes a full TCP checksum for the segment described by pkt (used to advance repeated copies).
 void set_tcp_csum(uint8_t *b, const tgc_pkt &pkt)
 {
-	const uint8_t *nh = b + pkt.inner_off;
-	const uint32_t l4 = pkt.payload_off + pkt.payload_len - pkt.tcp_off;
-	uint32_t s = pkt.inner_version == 4 ? sum16(nh + 12, 8) : sum16(nh + 8, 32);
-	s += 6 + (l4 >> 16) + (l4 & 0xffff);
 	st16(b + pkt.tcp_off + 16, 0);
-	st16(b + pkt.tcp_off + 16, static_cast<uint16_t>(~fold(sum16(b + pkt.tcp_off, l4, s))));
-}
-
-// Exactly n bytes on the heap (after align bytes of slack, for NET_IP_ALIGN-like placement): a read at p[n] is an
-// ASan heap-buffer-overflow.
-struct Buf {
-	std::unique_ptr<uint8_t[]> mem;
-	uint8_t *p;
-	uint32_t n;
-	Buf(const uint8_t *src, uint32_t len, unsigned align) : mem(new uint8_t[len + align]), p(mem.get() + align), n(len)
-	{
-		if (len)
-			std::memcpy(p, src, len);
-	}
-};
-
-// Flow identity as tgc_same_flow defines it (its header comment), computed here from the bytes on our own.
-std::string flow_key(const tgc_pkt &pkt, const uint8_t *hdr)
-{
-	std::string k(1, static_cast<char>(pkt.nlayers));
-	auto layer = [&](const uint8_t *nh) {
-		if (nh[0] >> 4 == 4) {
-			k.push_back(static_cast<char>(nh[0]));
-			k.push_back(static_cast<char>(nh[9]));
-			k.append(reinterpret_cast<const char *>(nh + 12), 8);
-		} else {
-			uint8_t w[4];
-			st32(w, ld32(nh) & 0xf00fffffu); // version + flow label, not the traffic class
-			k.append(reinterpret_cast<const char *>(w), 4);
-			k.push_back(static_cast<char>(nh[6]));
-			k.append(reinterpret_cast<const char *>(nh + 8), 32);
-		}
-	};
-	layer(hdr);
-	if (pkt.nlayers == 2)
-		layer(hdr + pkt.inner_off);
-	k.append(reinterpret_cast<const char *>(hdr + pkt.tcp_off), 4);
-	return k;
-}
-
-unsigned pick_encap(uint8_t flags, const uint8_t *p, uint32_t n)
-{
-	switch (flags & fuzzin::kEncapMask) {
-	case fuzzin::kEncapIpip: return TGC_ENCAP_IPIP;
-	case fuzzin::kEncapSit: return TGC_ENCAP_SIT;
-	case fuzzin::kEncapPlain: return TGC_ENCAP_NONE;
-	default:
-		if (n >= 20 && p[0] >> 4 == 4 && (p[9] == TGC_ENCAP_IPIP || p[9] == TGC_ENCAP_SIT))
-			return p[9];
-		return TGC_ENCAP_NONE;
-	}
+	st16(b + pkt.tcp_off + 16, static_cast<uint16_t>(~tcp_sum(b, pkt)));
 }
 
 // A segment the harness gave the engine (the engine's cookie), and, once held, the GRO packet it starts: the
@@ -172,7 +81,7 @@ constexpr Layout kLayouts[] = {{1, 8, TGC_ENGINE_CALLER_HASH}, {8, 8, 0}, {2, 2,
 
 class Harness {
 public:
-	Harness(unsigned align, const Layout &l) : align_(align)
+	Harness(unsigned align, const Layout &l, Delivery &out) : align_(align), out_(out)
 	{
 		static const tgc_engine_ops ops = {op_append, op_complete, op_deliver};
 		const uint32_t size = tgc_engine_size(l.buckets, l.flows);
@@ -181,13 +90,12 @@ public:
 		FUZZ_CHECK(engine_ != nullptr, "engine %ux%u refused", l.buckets, l.flows);
 	}
 
-	bool full() const { return segs_in_ >= kMaxSegs; }
+	bool full() const { return out_.count() >= kMaxSegs; }
 
 	// One segment of n bytes from the outer network header.
 	void receive(const uint8_t *src, uint32_t n, uint8_t flags)
 	{
-		const uint64_t id = segs_in_++;
-		delivered_.push_back(0);
+		const uint64_t id = out_.add(src, n);
 		auto owned = std::make_unique<Pkt>(src, n, align_);
 		Pkt *seg = owned.get();
 		seg->id = id;
@@ -213,8 +121,10 @@ public:
 		const tgc_pkt *flow = !r ? &pkt : (outer_flush && located) ? &where : nullptr;
 		if (!r)
 			check_parsed(pkt, encap, hl, n);
-		if (flow)
+		if (flow) {
 			seg->key = flow_key(*flow, view.p);
+			out_.set_flow(id, seg->key);
+		}
 		Pkt *expect = flow ? match_of(*flow, view, seg->key) : nullptr;
 		HeldBefore before{};
 		if (expect)
@@ -226,6 +136,7 @@ public:
 		s.hdr_len = hl;
 		s.pkt_len = n;
 		s.encap = static_cast<uint8_t>(encap);
+		s.time = static_cast<uint32_t>(id);
 		if (flags & fuzzin::kUpperFlush)
 			s.in |= TGC_IN_UPPER_FLUSH;
 		if (flags & fuzzin::kCsumCheck)
@@ -247,11 +158,13 @@ public:
 
 		tgc_engine_stats st;
 		tgc_engine_get_stats(engine_, &st);
-		FUZZ_CHECK(st.segs == segs_in_ && st.merged + st.held + st.passed == st.segs, "stats %u: %u+%u+%u", st.segs,
+		FUZZ_CHECK(st.segs == out_.count() && st.merged + st.held + st.passed == st.segs, "stats %u: %u+%u+%u", st.segs,
 			   st.merged, st.held, st.passed);
 		FUZZ_CHECK(st.held_now == held_.size(), "engine holds %u, harness %zu", st.held_now, held_.size());
 		if (flags & fuzzin::kEndPoll)
 			tgc_engine_flush(engine_);
+		else if (flags & fuzzin::kAgeFlush)
+			tgc_engine_flush_before(engine_, static_cast<uint32_t>(id - fuzzin::kAgeFlushSegs));
 	}
 
 	void finish()
@@ -259,10 +172,7 @@ public:
 		tgc_engine_flush(engine_);
 		FUZZ_CHECK(held_.empty() && live_.empty(), "%zu held, %zu segments never given back", held_.size(),
 			   live_.size());
-		FUZZ_CHECK(segs_out_ == segs_in_, "segments in %llu, out %llu", (unsigned long long)segs_in_,
-			   (unsigned long long)segs_out_);
-		for (size_t i = 0; i < delivered_.size(); i++)
-			FUZZ_CHECK(delivered_[i] == 1, "segment %zu delivered %u times", i, delivered_[i]);
+		out_.finish();
 	}
 
 private:
@@ -281,35 +191,6 @@ private:
 			}
 		}
 		return m;
-	}
-
-	// tgc_flow_of's layout stays inside the view and, for a segment tgc_parse accepted, equals tgc_parse's.
-	void check_located(const tgc_pkt &w, unsigned encap, uint32_t hl, const tgc_pkt *parsed)
-	{
-		FUZZ_CHECK(w.encap == encap && w.nlayers == (encap ? 2 : 1) && w.tcp_off + 4u <= hl &&
-				   w.inner_off < w.tcp_off && (w.inner_version == 4 || w.inner_version == 6),
-			   "flow_of layout encap %u nlayers %u inner_off %u tcp_off %u view %u", w.encap, w.nlayers,
-			   w.inner_off, w.tcp_off, hl);
-		if (parsed)
-			FUZZ_CHECK(w.inner_off == parsed->inner_off && w.tcp_off == parsed->tcp_off &&
-					   w.inner_version == parsed->inner_version,
-				   "flow_of %u/%u differs from parse %u/%u", w.inner_off, w.tcp_off, parsed->inner_off,
-				   parsed->tcp_off);
-	}
-
-	void check_parsed(const tgc_pkt &p, unsigned encap, uint32_t hl, uint32_t n)
-	{
-		FUZZ_CHECK(p.encap == encap && p.nlayers == (encap ? 2 : 1), "encap %u nlayers %u", p.encap, p.nlayers);
-		FUZZ_CHECK(p.inner_version == 4 || p.inner_version == 6, "inner version %u", p.inner_version);
-		FUZZ_CHECK(encap ? p.inner_off >= 20 : p.inner_off == 0, "inner_off %u", p.inner_off);
-		FUZZ_CHECK(p.inner_off < p.tcp_off && p.tcp_off + 20u <= p.payload_off && p.payload_off <= hl,
-			   "offsets %u/%u/%u, view %u", p.inner_off, p.tcp_off, p.payload_off, hl);
-		FUZZ_CHECK(uint64_t(p.payload_off) + p.payload_len <= n, "payload %u+%u past %u", p.payload_off,
-			   p.payload_len, n);
-		// Short of n: link padding (padded), or an inner length shorter than the outer payload (K03, IP_LEN).
-		const bool short_of_n = p.payload_off + p.payload_len < n;
-		FUZZ_CHECK(p.padded ? short_of_n : (!short_of_n || p.l3_flush == TGC_R_IP_LEN),
-			   "padded %u l3_flush %u, %u+%u of %u", p.padded, p.l3_flush, p.payload_off, p.payload_len, n);
 	}
 
 	void check_verdict(const tgc_rx_result &r, const HeldBefore *match)
@@ -438,7 +319,7 @@ private:
 			st16(ck, static_cast<uint16_t>(~fold(sum16(b.p + r.tcp_off, n - r.tcp_off))));
 			FUZZ_CHECK(tgc_tcp_csum_ok(&r, b.p, n), "finished TCP checksum of the GRO packet is wrong");
 		}
-		hs->deliver(h.ids, &h.key);
+		hs->out_.gro(h.ids, b.p, n, f, h.gso_size, h.id_state);
 	}
 
 	static void op_deliver(void *ctx, void *segp, const tgc_rx_result *r)
@@ -447,36 +328,16 @@ private:
 		std::unique_ptr<Pkt> seg = hs->take(segp);
 		FUZZ_CHECK(r->v.action == TGC_PASS, "delivered with action %u", r->v.action);
 		// Segments that never parsed and whose flow was not located have no flow to keep order with.
-		hs->deliver({seg->id}, seg->key.empty() ? nullptr : &seg->key);
-	}
-
-	// Marks segments delivered; key == nullptr for segments without a flow.
-	void deliver(const std::vector<uint64_t> &ids, const std::string *key)
-	{
-		for (uint64_t id : ids) {
-			FUZZ_CHECK(id < delivered_.size() && delivered_[id] == 0, "segment %llu delivered twice",
-				   (unsigned long long)id);
-			delivered_[id] = 1;
-			segs_out_++;
-			if (!key)
-				continue;
-			auto it = last_.find(*key);
-			if (it != last_.end())
-				FUZZ_CHECK(it->second < id, "flow order: segment %llu after %llu", (unsigned long long)id,
-					   (unsigned long long)it->second);
-			last_[*key] = id;
-		}
+		hs->out_.single(seg->id);
 	}
 
 	unsigned align_;
+	Delivery &out_;
 	bool nomerge_ = false;
-	uint64_t segs_in_ = 0, segs_out_ = 0;
 	std::unique_ptr<uint64_t[]> mem_;
 	tgc_engine *engine_ = nullptr;
 	std::map<Pkt *, std::unique_ptr<Pkt>> live_; // every segment the engine has not given back yet
 	std::vector<Pkt *> held_;                    // the held packets, by the harness's model
-	std::vector<uint8_t> delivered_;
-	std::map<std::string, uint64_t> last_;
 };
 
 // Copy i of a repeated record: seq advanced by i segments, IPv4 IDs (plain, or IPIP inner) by i, checksums redone.
@@ -500,30 +361,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	// Alignment from the input size's parity, the table layout from the next bits: every placement and layout
 	// gets exercised without a format byte.
-	Harness h(size & 1 ? 2 : 0, kLayouts[(size >> 1) % (sizeof(kLayouts) / sizeof(kLayouts[0]))]);
-	size_t off = 0;
-	while (size - off >= fuzzin::kRecordHdr && !h.full()) {
-		const uint8_t flags = data[off], repeat = data[off + 1];
-		size_t len = ld16(data + off + 2);
-		off += fuzzin::kRecordHdr;
-		len = std::min(len, size - off);
-		const std::vector<uint8_t> seg(data + off, data + off + len);
-		off += len;
-
-		const uint8_t per_copy = flags & static_cast<uint8_t>(~fuzzin::kEndPoll);
-		h.receive(seg.data(), static_cast<uint32_t>(seg.size()), repeat ? per_copy : flags);
-		if (!repeat)
-			continue;
-		const unsigned encap = pick_encap(flags, seg.data(), static_cast<uint32_t>(seg.size()));
-		tgc_pkt pkt;
-		const uint32_t n = static_cast<uint32_t>(seg.size());
-		const bool parses = tgc_parse(seg.data(), std::min(n, kHdrView), n, encap, &pkt) == TGC_R_NONE && !pkt.padded;
-		const bool csum_ok = parses && tgc_tcp_csum_ok(&pkt, seg.data(), n);
-		for (unsigned i = 1; i <= repeat && !h.full(); i++) {
-			const std::vector<uint8_t> c = parses ? advance(seg, pkt, i, csum_ok) : seg;
-			h.receive(c.data(), n, i == repeat ? flags : per_copy);
+	static Delivery out;
+	out.reset();
+	Harness h(size & 1 ? 2 : 0, kLayouts[(size >> 1) % (sizeof(kLayouts) / sizeof(kLayouts[0]))], out);
+	for_each_record(data, size, [&h](uint8_t flags, uint8_t repeat, const uint8_t *p, uint32_t n) {
+		const uint8_t per_copy = flags & static_cast<uint8_t>(~(fuzzin::kEndPoll | fuzzin::kAgeFlush));
+		h.receive(p, n, repeat ? per_copy : flags);
+		if (repeat) {
+			const std::vector<uint8_t> seg(p, p + n);
+			const unsigned encap = pick_encap(flags, p, n);
+			tgc_pkt pkt;
+			const bool parses = tgc_parse(p, std::min(n, kHdrView), n, encap, &pkt) == TGC_R_NONE && !pkt.padded;
+			const bool csum_ok = parses && tgc_tcp_csum_ok(&pkt, p, n);
+			for (unsigned i = 1; i <= repeat && !h.full(); i++) {
+				const std::vector<uint8_t> c = parses ? advance(seg, pkt, i, csum_ok) : seg;
+				h.receive(c.data(), n, i == repeat ? flags : per_copy);
+			}
 		}
-	}
+		return !h.full();
+	});
 	h.finish();
 	return 0;
 }

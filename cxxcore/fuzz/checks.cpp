@@ -1,0 +1,70 @@
+// Shared oracles of the fuzz harnesses (checks.hpp).
+#include "checks.hpp"
+
+namespace fuzzchk {
+
+std::string flow_key(const tgc_pkt &pkt, const uint8_t *hdr)
+{
+	std::string k(1, static_cast<char>(pkt.nlayers));
+	auto layer = [&](const uint8_t *nh) {
+		if (nh[0] >> 4 == 4) {
+			k.push_back(static_cast<char>(nh[0]));
+			k.push_back(static_cast<char>(nh[9]));
+			k.append(reinterpret_cast<const char *>(nh + 12), 8);
+		} else {
+			uint8_t w[4];
+			st32(w, ld32(nh) & 0xf00fffffu); // version + flow label, not the traffic class
+			k.append(reinterpret_cast<const char *>(w), 4);
+			k.push_back(static_cast<char>(nh[6]));
+			k.append(reinterpret_cast<const char *>(nh + 8), 32);
+		}
+	};
+	layer(hdr);
+	if (pkt.nlayers == 2)
+		layer(hdr + pkt.inner_off);
+	k.append(reinterpret_cast<const char *>(hdr + pkt.tcp_off), 4);
+	return k;
+}
+
+unsigned pick_encap(uint8_t flags, const uint8_t *p, uint32_t n)
+{
+	switch (flags & fuzzin::kEncapMask) {
+	case fuzzin::kEncapIpip: return TGC_ENCAP_IPIP;
+	case fuzzin::kEncapSit: return TGC_ENCAP_SIT;
+	case fuzzin::kEncapPlain: return TGC_ENCAP_NONE;
+	default:
+		if (n >= 20 && p[0] >> 4 == 4 && (p[9] == TGC_ENCAP_IPIP || p[9] == TGC_ENCAP_SIT))
+			return p[9];
+		return TGC_ENCAP_NONE;
+	}
+}
+
+void check_parsed(const tgc_pkt &p, unsigned encap, uint32_t hl, uint32_t n)
+{
+	FUZZ_CHECK(p.encap == encap && p.nlayers == (encap ? 2 : 1), "encap %u nlayers %u", p.encap, p.nlayers);
+	FUZZ_CHECK(p.inner_version == 4 || p.inner_version == 6, "inner version %u", p.inner_version);
+	FUZZ_CHECK(encap ? p.inner_off >= 20 : p.inner_off == 0, "inner_off %u", p.inner_off);
+	FUZZ_CHECK(p.inner_off < p.tcp_off && p.tcp_off + 20u <= p.payload_off && p.payload_off <= hl,
+		   "offsets %u/%u/%u, view %u", p.inner_off, p.tcp_off, p.payload_off, hl);
+	FUZZ_CHECK(uint64_t(p.payload_off) + p.payload_len <= n, "payload %u+%u past %u", p.payload_off, p.payload_len,
+		   n);
+	// Short of n: link padding (padded), or an inner length shorter than the outer payload (K03, IP_LEN).
+	const bool short_of_n = p.payload_off + p.payload_len < n;
+	FUZZ_CHECK(p.padded ? short_of_n : (!short_of_n || p.l3_flush == TGC_R_IP_LEN),
+		   "padded %u l3_flush %u, %u+%u of %u", p.padded, p.l3_flush, p.payload_off, p.payload_len, n);
+}
+
+void check_located(const tgc_pkt &w, unsigned encap, uint32_t hl, const tgc_pkt *parsed)
+{
+	FUZZ_CHECK(w.encap == encap && w.nlayers == (encap ? 2 : 1) && w.tcp_off + 4u <= hl && w.inner_off < w.tcp_off &&
+			   (w.inner_version == 4 || w.inner_version == 6),
+		   "flow_of layout encap %u nlayers %u inner_off %u tcp_off %u view %u", w.encap, w.nlayers, w.inner_off,
+		   w.tcp_off, hl);
+	if (parsed)
+		FUZZ_CHECK(w.inner_off == parsed->inner_off && w.tcp_off == parsed->tcp_off &&
+				   w.inner_version == parsed->inner_version,
+			   "flow_of %u/%u differs from parse %u/%u", w.inner_off, w.tcp_off, parsed->inner_off,
+			   parsed->tcp_off);
+}
+
+} // namespace fuzzchk

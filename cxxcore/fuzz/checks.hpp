@@ -1,0 +1,113 @@
+// Helpers shared by the fuzz harnesses (fuzz_parse, fuzz_receive, fuzz_engine): the abort-on-violation check,
+// big-endian loads written apart from the core's (so that the two check each other), exact heap buffers for ASan,
+// and the oracles on tgc_parse's and tgc_flow_of's layouts.
+#ifndef TUNGRO_FUZZ_CHECKS_HPP
+#define TUNGRO_FUZZ_CHECKS_HPP
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "fuzz_input.hpp"
+#include "tungro_core.h"
+
+#define FUZZ_CHECK(cond, ...)                                                                              \
+	do {                                                                                               \
+		if (!(cond)) {                                                                             \
+			std::fprintf(stderr, "tungro fuzz: invariant violated: %s (%s:%d): ", #cond, __FILE__, \
+				     __LINE__);                                                            \
+			std::fprintf(stderr, __VA_ARGS__);                                                 \
+			std::fputc('\n', stderr);                                                          \
+			std::abort();                                                                      \
+		}                                                                                          \
+	} while (0)
+
+namespace fuzzchk {
+
+constexpr uint32_t kHdrView = TGC_MAX_HDR_BYTES;
+
+inline uint16_t ld16(const uint8_t *p) { return static_cast<uint16_t>(p[0] << 8 | p[1]); }
+inline uint32_t ld32(const uint8_t *p) { return uint32_t(ld16(p)) << 16 | ld16(p + 2); }
+inline void st16(uint8_t *p, uint16_t v)
+{
+	p[0] = static_cast<uint8_t>(v >> 8);
+	p[1] = static_cast<uint8_t>(v);
+}
+inline void st32(uint8_t *p, uint32_t v)
+{
+	st16(p, static_cast<uint16_t>(v >> 16));
+	st16(p + 2, static_cast<uint16_t>(v));
+}
+
+// RFC 1071 sum, written independently of the core's.
+inline uint32_t sum16(const uint8_t *p, size_t n, uint32_t s = 0)
+{
+	for (size_t i = 0; i + 1 < n; i += 2)
+		s += ld16(p + i);
+	if (n & 1)
+		s += uint32_t(p[n - 1]) << 8;
+	return s;
+}
+inline uint16_t fold(uint32_t s)
+{
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return static_cast<uint16_t>(s);
+}
+inline bool ipv4_hdr_ok(const uint8_t *iph) { return fold(sum16(iph, 20)) == 0xffff; }
+
+// The TCP checksum sum (pseudo-header of the innermost IP header + TCP header + payload) of a parsed segment.
+inline uint16_t tcp_sum(const uint8_t *b, const tgc_pkt &pkt)
+{
+	const uint8_t *nh = b + pkt.inner_off;
+	const uint32_t l4 = pkt.payload_off + pkt.payload_len - pkt.tcp_off;
+	uint32_t s = pkt.inner_version == 4 ? sum16(nh + 12, 8) : sum16(nh + 8, 32);
+	s += 6 + (l4 >> 16) + (l4 & 0xffff);
+	return fold(sum16(b + pkt.tcp_off, l4, s));
+}
+
+// Exactly n bytes on the heap (after align bytes of slack, for NET_IP_ALIGN-like placement): a read at p[n] is an
+// ASan heap-buffer-overflow.
+struct Buf {
+	std::unique_ptr<uint8_t[]> mem;
+	uint8_t *p;
+	uint32_t n;
+	Buf(const uint8_t *src, uint32_t len, unsigned align) : mem(new uint8_t[len + align]), p(mem.get() + align), n(len)
+	{
+		if (len)
+			std::memcpy(p, src, len);
+	}
+};
+
+// Flow identity as tgc_same_flow defines it (its header comment), computed here from the bytes on our own.
+std::string flow_key(const tgc_pkt &pkt, const uint8_t *hdr);
+
+// The tgc_encap a record's flags dispatch to (fuzz_input.hpp), by the outer protocol for kEncapAuto.
+unsigned pick_encap(uint8_t flags, const uint8_t *p, uint32_t n);
+
+// tgc_parse's layout of an accepted segment of n bytes seen through a view of hl bytes is consistent.
+void check_parsed(const tgc_pkt &p, unsigned encap, uint32_t hl, uint32_t n);
+
+// tgc_flow_of's layout stays inside the view and, for a segment tgc_parse accepted (parsed), equals tgc_parse's.
+void check_located(const tgc_pkt &w, unsigned encap, uint32_t hl, const tgc_pkt *parsed);
+
+// Walks the records of a fuzz input (fuzz_input.hpp): calls fn(flags, repeat, bytes, len) for each.
+template <typename Fn> void for_each_record(const uint8_t *data, size_t size, Fn fn)
+{
+	size_t off = 0;
+	while (size - off >= fuzzin::kRecordHdr) {
+		const uint8_t flags = data[off], repeat = data[off + 1];
+		size_t len = ld16(data + off + 2);
+		off += fuzzin::kRecordHdr;
+		len = len < size - off ? len : size - off;
+		if (!fn(flags, repeat, data + off, static_cast<uint32_t>(len)))
+			return;
+		off += len;
+	}
+}
+
+} // namespace fuzzchk
+#endif

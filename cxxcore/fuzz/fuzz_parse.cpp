@@ -1,0 +1,186 @@
+// fuzz_parse: libFuzzer harness of the core's building blocks on one segment at a time: header parsing
+// (tgc_parse, tgc_hdr_need, tgc_flow_of), flow identity (tgc_same_flow, tgc_flow_hash), the verdict (tgc_decide
+// against the previous segment as the held packet), checksums (tgc_tcp_csum_ok) and the completion fixups
+// (tgc_complete, tgc_finish, tgc_fix_ipv4). Input: records as fuzz_input.hpp; the repeat byte is read here as
+// the held packet's segment count and id_state for tgc_decide. Every view is an exact heap allocation (ASan).
+// Invariants (abort on violation):
+//   - tgc_parse's layout lies inside the view and the segment (checks.hpp), and tgc_flow_of agrees with it;
+//   - pulling as tgc_hdr_need says converges within TGC_MAX_HDR_BYTES and pkt_len, and a segment tgc_parse accepts
+//     through the whole view parses the same through the pulled bytes only;
+//   - tgc_same_flow agrees with the flow identity computed here; a segment is its own flow; equal flows hash equal;
+//   - tgc_decide's verdict is well formed: one action, MERGE only for the held packet's next sequence number with
+//     at most gso_size bytes, never for padding;
+//   - tgc_tcp_csum_ok agrees with the RFC 1071 sum computed here;
+//   - tgc_complete/tgc_finish succeed on every accepted segment and leave valid IPv4 header checksums and lengths,
+//     and a TCP pseudo-header sum that a device's checksum completes to a correct one.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "checks.hpp"
+#include "fuzz_input.hpp"
+#include "tungro_core.h"
+
+namespace {
+
+using namespace fuzzchk;
+
+struct Prev {
+	std::vector<uint8_t> hdr; // its headers, payload_off bytes
+	tgc_pkt pkt{};
+	std::string key;
+	uint32_t hash = 0;
+	bool valid = false;
+};
+
+void check_need(const uint8_t *view, uint32_t hl, uint32_t n, unsigned encap, unsigned full_r, const tgc_pkt &full)
+{
+	uint32_t have = 0;
+	for (unsigned step = 0;; step++) {
+		const uint32_t need = tgc_hdr_need(view, have, n, encap);
+		FUZZ_CHECK(need <= TGC_MAX_HDR_BYTES && need <= n, "hdr_need %u of a %u-byte segment", need, n);
+		FUZZ_CHECK(step < 16, "hdr_need does not converge (%u bytes)", need);
+		if (need <= have || need > hl)
+			break;
+		have = need;
+	}
+	if (full_r != TGC_R_NONE || have >= hl)
+		return;
+	FUZZ_CHECK(have >= full.payload_off, "hdr_need stops at %u, the headers end at %u", have, full.payload_off);
+	tgc_pkt p;
+	const unsigned r = tgc_parse(view, have, n, encap, &p);
+	FUZZ_CHECK(r == TGC_R_NONE && std::memcmp(&p, &full, sizeof(p)) == 0,
+		   "parse through %u pulled bytes: %s, through %u: none", have, tgc_reason_name(r), hl);
+}
+
+// tgc_decide with the previous segment of the same flow as the held packet (count and id_state from the input).
+void check_decide(const tgc_pkt &pkt, const uint8_t *view, const Prev *prev, uint8_t flags, uint8_t repeat)
+{
+	tgc_held held{};
+	if (prev) {
+		held.hdr = prev->hdr.data();
+		held.hdr_len = static_cast<uint32_t>(prev->hdr.size());
+		held.payload_len = prev->pkt.payload_len * (1u + (repeat & 3));
+		held.total_len = held.hdr_len + held.payload_len;
+		held.count = static_cast<uint16_t>(1 + (repeat & 3));
+		held.gso_size = static_cast<uint16_t>(prev->pkt.payload_len);
+		held.id_state = static_cast<uint8_t>(repeat & 0x33);
+	}
+	const unsigned in = (flags & fuzzin::kUpperFlush ? TGC_IN_UPPER_FLUSH : 0) |
+			    (flags & fuzzin::kCsumCheck ? TGC_IN_CSUM_BAD : 0) |
+			    (flags & fuzzin::kNoMerge ? TGC_IN_NOMERGE : 0) | (repeat & 0x80 ? TGC_IN_DECRYPTED : 0);
+	tgc_verdict v;
+	std::memset(&v, 0xa5, sizeof(v));
+	tgc_decide(&pkt, view, prev ? &held : nullptr, in, &v);
+	FUZZ_CHECK(v.action >= TGC_MERGE && v.action <= TGC_PASS && v.reason < TGC_R_COUNT, "action %u reason %u",
+		   v.action, v.reason);
+	FUZZ_CHECK(prev || (v.action != TGC_MERGE && !v.flush_held), "action %u flush %u without a held packet",
+		   v.action, v.flush_held);
+	FUZZ_CHECK(!prev || v.action == TGC_MERGE || v.flush_held, "held packet of the flow left behind");
+	if (v.action != TGC_MERGE)
+		return;
+	FUZZ_CHECK(!in, "merged with TGC_IN bits %#x", in);
+	FUZZ_CHECK(!pkt.padded && pkt.payload_len > 0 && pkt.payload_len <= held.gso_size &&
+			   pkt.seq == prev->pkt.seq + held.payload_len && held.total_len + pkt.payload_len < TGC_MAX_GRO_BYTES,
+		   "merged seq %u len %u into seq %u+%u gso_size %u", pkt.seq, pkt.payload_len, prev->pkt.seq,
+		   held.payload_len, held.gso_size);
+}
+
+// The completion fixups on a writable copy of the segment (as the first of a GRO packet of count segments).
+void check_complete(const uint8_t *p, const tgc_pkt &pkt, uint8_t repeat)
+{
+	const uint32_t len = pkt.payload_off + pkt.payload_len;
+	Buf b(p, len, 0);
+	tgc_done d{};
+	d.first = pkt;
+	d.total_len = len;
+	d.payload_len = pkt.payload_len;
+	d.count = static_cast<uint16_t>(2 + (repeat & 3));
+	d.gso_size = static_cast<uint16_t>(pkt.payload_len);
+	d.id_state = static_cast<uint8_t>(repeat & 0x33);
+	tgc_completion c;
+	const int rc = tgc_finish(b.p, len, &d, &c);
+	if (pkt.nlayers == 2 && len > 0xffff)
+		return;
+	FUZZ_CHECK(rc == 0, "tgc_finish refused an accepted %u-byte segment", len);
+	FUZZ_CHECK(c.tcp_off == pkt.tcp_off - pkt.inner_off && c.csum_offset == 16 && c.tcpv6 == (pkt.inner_version == 6),
+		   "completion tcp_off %u csum_offset %u tcpv6 %u", c.tcp_off, c.csum_offset, c.tcpv6);
+	if (b.p[0] >> 4 == 4)
+		FUZZ_CHECK(ipv4_hdr_ok(b.p) && ld16(b.p + 2) == len, "outer IPv4 header checksum/length");
+	if (pkt.nlayers == 2 && pkt.inner_version == 4)
+		FUZZ_CHECK(ipv4_hdr_ok(b.p + pkt.inner_off) && ld16(b.p + pkt.inner_off + 2) == len - pkt.inner_off,
+			   "inner IPv4 header checksum/length");
+	uint8_t *ck = b.p + pkt.tcp_off + 16;
+	st16(ck, static_cast<uint16_t>(~fold(sum16(b.p + pkt.tcp_off, len - pkt.tcp_off))));
+	FUZZ_CHECK(tgc_tcp_csum_ok(&pkt, b.p, len), "device-completed TCP checksum is wrong");
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	Prev prev;
+	unsigned hist_last = 0;
+	for_each_record(data, size, [&](uint8_t flags, uint8_t repeat, const uint8_t *src, uint32_t n) {
+		const Buf seg(src, n, flags & 1 ? 2 : 0);
+		const uint32_t hl = std::min(n, (flags & fuzzin::kShortView) ? fuzzin::kShortViewLen : kHdrView);
+		const Buf view(src, hl, flags & 1 ? 2 : 0);
+		const unsigned encap = pick_encap(flags, src, n);
+		tgc_pkt pkt;
+		std::memset(&pkt, 0xa5, sizeof(pkt));
+		const unsigned r = tgc_parse(view.p, hl, n, encap, &pkt);
+		FUZZ_CHECK(r < TGC_R_COUNT && tgc_reason_name(r)[0] != '?', "parse reason %u", r);
+		check_need(view.p, hl, n, encap, r, pkt);
+		tgc_pkt where;
+		if (tgc_flow_of(view.p, hl, encap, &where))
+			check_located(where, encap, hl, r ? nullptr : &pkt);
+
+		// Names and histogram buckets of any value: in range, monotonic.
+		FUZZ_CHECK(tgc_reason_name(repeat) != nullptr, "no name for %u", repeat);
+		const unsigned hb = tgc_hist_bucket(n);
+		FUZZ_CHECK(hb < TGC_HIST_BUCKETS && (n < hist_last || hb >= tgc_hist_bucket(hist_last)),
+			   "histogram bucket %u of %u", hb, n);
+		hist_last = n;
+
+		// Fixups on whatever the bytes are: never a read or write past them.
+		if (n >= 20) {
+			Buf w(src, 20, 0);
+			tgc_fix_ipv4(w.p, static_cast<uint16_t>(n));
+			FUZZ_CHECK(ipv4_hdr_ok(w.p), "tgc_fix_ipv4 left a bad header checksum");
+		}
+		{
+			Buf w(view.p, hl, 0);
+			tgc_completion c;
+			(void)tgc_complete(w.p, hl, n, repeat, repeat & 1, &c);
+		}
+		if (r != TGC_R_NONE) {
+			prev.valid = false;
+			return true;
+		}
+		check_parsed(pkt, encap, hl, n);
+		const std::string key = flow_key(pkt, view.p);
+		const uint32_t hash = tgc_flow_hash(&pkt, view.p);
+		FUZZ_CHECK(tgc_same_flow(&pkt, view.p, view.p, pkt.payload_off) == 1, "a segment is not its own flow");
+		const bool same = prev.valid && prev.pkt.encap == pkt.encap && prev.pkt.tcp_off == pkt.tcp_off &&
+				  prev.pkt.inner_off == pkt.inner_off;
+		if (same) {
+			const int sf = tgc_same_flow(&pkt, view.p, prev.hdr.data(), static_cast<uint32_t>(prev.hdr.size()));
+			FUZZ_CHECK(sf == (key == prev.key), "same_flow %d disagrees with flow identity", sf);
+			FUZZ_CHECK(!sf || hash == prev.hash, "one flow, two hashes");
+		}
+		check_decide(pkt, view.p, same && key == prev.key ? &prev : nullptr, flags, repeat);
+		const bool ok = tgc_tcp_csum_ok(&pkt, seg.p, n);
+		FUZZ_CHECK(ok == (tcp_sum(seg.p, pkt) == 0xffff), "tgc_tcp_csum_ok %d disagrees", ok);
+		check_complete(seg.p, pkt, repeat);
+
+		prev.hdr.assign(view.p, view.p + pkt.payload_off);
+		prev.pkt = pkt;
+		prev.key = key;
+		prev.hash = hash;
+		prev.valid = true;
+		return true;
+	});
+	return 0;
+}

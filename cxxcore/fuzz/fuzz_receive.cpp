@@ -1,0 +1,233 @@
+// fuzz_receive: libFuzzer harness of the core's one receive loop (tgc_receive) over a train, with the harness as
+// the caller the way the module's offload path is: a GRO list of at most 8 held packets (oldest completed when
+// full, as dev_gro_receive does), its own find (tgc_same_flow over the list) and append (byte vectors), and the
+// caller's steps after each verdict as tungro_core.h orders them. Input: records as fuzz_input.hpp; the repeat
+// byte is read here as the segment's extras: bit 1 a packet it starts is foreign (as if held before tungro), bit 2
+// a TLS decrypted state differing from the held packet's, bit 3 prepare reports a bad checksum.
+// Invariants (abort on violation): the delivery oracle (oracle.hpp: exactly once, per-flow order, payload bytes
+// out == in, every GRO packet resegments to its inputs), no read outside the bytes given (exact allocations,
+// ASan), no UB, and the result is well formed (one action; MERGE only into the held packet of the flow that find
+// returned; flush_held only with one).
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "checks.hpp"
+#include "fuzz_input.hpp"
+#include "oracle.hpp"
+#include "tungro_core.h"
+
+namespace {
+
+using namespace fuzzchk;
+
+constexpr unsigned kListMax = 8; // MAX_GRO_SKBS
+constexpr unsigned kMaxSegs = 64;
+
+enum : uint8_t { kXForeign = 2, kXDecrypted = 4, kXCsumBad = 8 };
+
+struct Held {
+	std::vector<uint8_t> bytes; // first segment without padding, then each merged payload
+	std::vector<uint64_t> ids;
+	tgc_pkt first{};
+	uint32_t payload_len = 0;
+	uint16_t count = 0, gso_size = 0;
+	uint8_t id_state = 0;
+	bool foreign = false, gso = false;
+};
+
+class List {
+public:
+	List(unsigned align, Delivery &out) : align_(align), out_(out) {}
+
+	bool full() const { return out_.count() >= kMaxSegs; }
+
+	void receive(const uint8_t *src, uint32_t n, uint8_t flags, uint8_t extras)
+	{
+		const uint64_t id = out_.add(src, n);
+		const Buf frame(src, n, align_);
+		const uint32_t hl = std::min(n, (flags & fuzzin::kShortView) ? fuzzin::kShortViewLen : kHdrView);
+		const Buf view(src, hl, align_);
+		tgc_seg s{};
+		s.hdr = view.p;
+		s.data = frame.p;
+		s.hdr_len = hl;
+		s.pkt_len = n;
+		s.encap = static_cast<uint8_t>(pick_encap(flags, src, n));
+		s.in = (flags & fuzzin::kUpperFlush ? TGC_IN_UPPER_FLUSH : 0) |
+		       (flags & fuzzin::kCsumCheck ? TGC_IN_CSUM_CHECK : 0) |
+		       (s.encap && hl >= 4 && ld16(view.p + 2) != n ? TGC_IN_OUTER_FLUSH : 0);
+		extras_ = extras;
+		nomerge_ = flags & fuzzin::kNoMerge;
+		cur_ = id;
+		cur_frame_ = &frame;
+		found_ = nullptr;
+		appended_ = false;
+		static const tgc_rx_ops ops = {prepare, find, append};
+		tgc_rx_result r;
+		std::memset(&r, 0xa5, sizeof(r));
+		tgc_receive(&s, &ops, this, &r);
+
+		FUZZ_CHECK(r.v.action >= TGC_MERGE && r.v.action <= TGC_PASS && r.v.reason < TGC_R_COUNT,
+			   "action %u reason %u", r.v.action, r.v.reason);
+		FUZZ_CHECK(r.held == found_ && (r.held || !r.v.flush_held), "held %p, found %p, flush %u", r.held,
+			   static_cast<void *>(found_), r.v.flush_held);
+		if (r.parsed || r.located)
+			out_.set_flow(id, flow_key(r.pkt, view.p));
+		if (r.parsed)
+			check_parsed(r.pkt, s.encap, hl, n);
+		Held *h = static_cast<Held *>(r.held);
+		FUZZ_CHECK(r.retried == (nomerge_ && h && !r.foreign && r.v.reason == TGC_R_NOMERGE),
+			   "retried %u reason %s", r.retried, tgc_reason_name(r.v.reason));
+		switch (r.v.action) {
+		case TGC_MERGE:
+			FUZZ_CHECK(h && appended_ && !r.foreign && !h->foreign && !(extras & (kXDecrypted | kXCsumBad)),
+				   "MERGE (append %d, foreign %u, extras %#x) not into a held packet of tungro's",
+				   appended_, r.foreign, extras);
+			h->id_state = r.v.id_state;
+			FUZZ_CHECK(r.flags_off == r.pkt.tcp_off + TGC_TCP_FLAGS_OFF && r.flags_off < h->first.payload_off,
+				   "flags_off %u", r.flags_off);
+			h->bytes[r.flags_off] |= r.v.held_flags;
+			if (r.v.flush_held)
+				complete(h);
+			break;
+		case TGC_HOLD:
+			if (r.v.flush_held)
+				complete(h);
+			hold(id, frame, r.pkt, extras);
+			break;
+		default:
+			if (r.v.flush_held)
+				complete(h);
+			out_.single(id);
+		}
+		if (flags & fuzzin::kEndPoll)
+			flush();
+	}
+
+	void flush()
+	{
+		while (!list_.empty())
+			complete(list_.back().get()); // oldest first, as napi_gro_flush
+	}
+
+	void finish()
+	{
+		flush();
+		out_.finish();
+	}
+
+private:
+	static tgc_u32 prepare(void *ctx, const tgc_pkt *)
+	{
+		return static_cast<List *>(ctx)->extras_ & kXCsumBad ? TGC_IN_CSUM_BAD : 0;
+	}
+
+	static void *find(void *ctx, const tgc_pkt *pkt, const tgc_u8 *hdr, tgc_held *held)
+	{
+		List *l = static_cast<List *>(ctx);
+		for (auto &hp : l->list_) {
+			Held *h = hp.get();
+			if (h->first.encap != pkt->encap || !tgc_same_flow(pkt, hdr, h->bytes.data(), h->first.payload_off))
+				continue;
+			held->hdr = h->bytes.data();
+			held->hdr_len = h->first.payload_off;
+			held->total_len = static_cast<uint32_t>(h->bytes.size());
+			held->payload_len = h->payload_len;
+			held->count = h->count;
+			held->gso_size = h->gso_size;
+			held->id_state = h->id_state;
+			held->flags = static_cast<uint8_t>((h->foreign ? TGC_HELD_FOREIGN : 0) |
+							   (l->extras_ & kXDecrypted ? TGC_HELD_DECRYPTED : 0));
+			l->found_ = h;
+			return h;
+		}
+		return nullptr;
+	}
+
+	static int append(void *ctx, void *held, const tgc_rx_result *r)
+	{
+		List *l = static_cast<List *>(ctx);
+		Held *h = static_cast<Held *>(held);
+		FUZZ_CHECK(h == l->found_ && r->v.action == TGC_MERGE, "append into another packet than found");
+		if (l->nomerge_)
+			return -1;
+		const tgc_pkt &p = r->pkt;
+		FUZZ_CHECK(!p.padded && p.payload_len > 0 && p.payload_len <= h->gso_size &&
+				   p.seq == h->first.seq + h->payload_len &&
+				   h->bytes.size() + p.payload_len < TGC_MAX_GRO_BYTES,
+			   "merge of seq %u len %u into seq %u+%u gso_size %u", p.seq, p.payload_len, h->first.seq,
+			   h->payload_len, h->gso_size);
+		const uint8_t *pl = l->cur_frame_->p + p.payload_off;
+		h->bytes.insert(h->bytes.end(), pl, pl + p.payload_len);
+		h->payload_len += p.payload_len;
+		h->count = static_cast<uint16_t>(h->count + (p.gso_size ? p.gso_segs : 1));
+		h->ids.push_back(l->cur_);
+		l->appended_ = true;
+		return 0;
+	}
+
+	void hold(uint64_t id, const Buf &frame, const tgc_pkt &pkt, uint8_t extras)
+	{
+		if (list_.size() == kListMax)
+			complete(list_.back().get());
+		auto h = std::make_unique<Held>();
+		h->bytes.assign(frame.p, frame.p + pkt.payload_off + pkt.payload_len);
+		h->first = pkt;
+		h->payload_len = pkt.payload_len;
+		h->count = pkt.gso_size ? pkt.gso_segs : 1;
+		h->gso_size = static_cast<uint16_t>(pkt.gso_size ? pkt.gso_size : pkt.payload_len);
+		h->foreign = extras & kXForeign;
+		h->ids.push_back(id);
+		list_.insert(list_.begin(), std::move(h));
+	}
+
+	// gro_complete through tgc_finish, then the oracle on what goes up.
+	void complete(Held *h)
+	{
+		auto it = std::find_if(list_.begin(), list_.end(), [h](const std::unique_ptr<Held> &p) { return p.get() == h; });
+		FUZZ_CHECK(it != list_.end(), "completed a packet that is not held");
+		std::unique_ptr<Held> own = std::move(*it);
+		list_.erase(it);
+		const uint32_t n = static_cast<uint32_t>(h->bytes.size());
+		tgc_done d{};
+		d.first = h->first;
+		d.total_len = n;
+		d.payload_len = h->payload_len;
+		d.count = h->count;
+		d.gso_size = h->gso_size;
+		d.id_state = h->id_state;
+		tgc_completion c;
+		if (h->ids.size() > 1)
+			FUZZ_CHECK(tgc_finish(h->bytes.data(), n, &d, &c) == 0, "tgc_finish failed on %zu segments",
+				   h->ids.size());
+		out_.gro(h->ids, h->bytes.data(), n, h->first, h->gso_size, h->id_state);
+	}
+
+	unsigned align_;
+	Delivery &out_;
+	uint8_t extras_ = 0;
+	bool nomerge_ = false, appended_ = false;
+	uint64_t cur_ = 0;
+	const Buf *cur_frame_ = nullptr;
+	Held *found_ = nullptr;
+	std::vector<std::unique_ptr<Held>> list_; // newest first, as the kernel's GRO list
+};
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static Delivery out;
+	out.reset();
+	List l(size & 1 ? 2 : 0, out);
+	for_each_record(data, size, [&l](uint8_t flags, uint8_t repeat, const uint8_t *p, uint32_t n) {
+		l.receive(p, n, flags, repeat);
+		return !l.full();
+	});
+	l.finish();
+	return 0;
+}

@@ -516,12 +516,31 @@ static void tgk_prepare(struct kunit *test, const struct tgk_seg *segs, unsigned
 	}
 }
 
+/*
+ * The input skbs of a train, built before the BH-disabled part of a run: the builder sleeps
+ * (GFP_KERNEL), which a receive path under local_bh_disable() or rcu_read_lock() must not
+ * (DEBUG_ATOMIC_SLEEP and PROVE_RCU say so on the debug kernel).
+ */
+static struct sk_buff **tgk_inputs(struct kunit *test, const struct tgk_seg *segs, unsigned int n,
+				   const struct tgk_opts *opts)
+{
+	struct sk_buff **in = kunit_kcalloc(test, n + 1, sizeof(*in), GFP_KERNEL);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, in);
+	for (i = 0; i < n; i++)
+		in[i] = tgk_input(test, &segs[i], opts);
+	return in;
+}
+
 void tgk_run(struct kunit *test, const struct tgk_seg *segs, unsigned int n,
 	     const struct tgk_opts *opts, struct tgk_result *res)
 {
+	struct sk_buff **in;
 	unsigned int i;
 
 	tgk_prepare(test, segs, n, opts, res);
+	in = tgk_inputs(test, segs, n, opts);
 
 	/*
 	 * One NAPI poll: scheduled, fed, completed. napi_complete_done flushes the GRO lists
@@ -530,7 +549,7 @@ void tgk_run(struct kunit *test, const struct tgk_seg *segs, unsigned int n,
 	local_bh_disable();
 	KUNIT_ASSERT_TRUE(test, napi_schedule_prep(&tgk->napi));
 	for (i = 0; i < n; i++)
-		napi_gro_receive(&tgk->napi, tgk_input(test, &segs[i], opts));
+		napi_gro_receive(&tgk->napi, in[i]);
 	napi_complete_done(&tgk->napi, 0);
 	local_bh_enable();
 
@@ -725,13 +744,15 @@ void tgk_run_direct(struct kunit *test, const struct tgk_seg *segs, unsigned int
 {
 	LIST_HEAD(held);
 	unsigned int i, nheld = 0;
+	struct sk_buff **in;
 
 	tgk_prepare(test, segs, n, opts, res);
+	in = tgk_inputs(test, segs, n, opts);
 
 	rcu_read_lock();
 	local_bh_disable();
 	for (i = 0; i < n; i++) {
-		tgk_direct_one(test, &held, &nheld, tgk_input(test, &segs[i], opts));
+		tgk_direct_one(test, &held, &nheld, in[i]);
 		if ((int)i == forget_after) {
 			struct sk_buff *p;
 

@@ -115,9 +115,10 @@ public:
 		if (located)
 			check_located(where, encap, hl, r ? nullptr : &pkt);
 		// The flow's held packet is looked up for a parsed segment, and for a refused one whose outer header the
-		// caller refused too (upper flush, or the outer length the engine checks as inet_gro_receive does).
+		// caller refused too (upper flush, or the outer IPv4 length the engine checks as inet_gro_receive does,
+		// for tunnels and plain TCP/IPv4 alike).
 		const bool outer_flush = (flags & fuzzin::kUpperFlush) ||
-					 (encap != TGC_ENCAP_NONE && hl >= 4 && ld16(view.p + 2) != n);
+					 (hl >= 4 && (view.p[0] >> 4) == 4 && ld16(view.p + 2) != n);
 		const tgc_pkt *flow = !r ? &pkt : (outer_flush && located) ? &where : nullptr;
 		if (!r)
 			check_parsed(pkt, encap, hl, n);

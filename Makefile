@@ -142,7 +142,8 @@ cross-check: setup
 bench: setup
 	@$(TOP)/scripts/bench.sh
 
-# The same KUnit suites and guest checks on a KASAN + kmemleak x86_64 kernel (a report fails the run).
+# The same KUnit suites and guest checks on the debug x86_64 kernel: KASAN, kmemleak, UBSAN, lockdep, PROVE_RCU,
+# atomic-sleep, debugobjects, DEBUG_NET, fault injection (any report fails the run).
 test-debug: setup
 	@TUNGRO_VARIANT=debug $(TOP)/scripts/kunit.sh x86_64
 	@TUNGRO_VARIANT=debug $(TOP)/scripts/guest.sh x86_64 test $(TEST_MIB)
@@ -151,7 +152,7 @@ test-debug: setup
 kunit: setup
 	@$(TOP)/scripts/kunit.sh $(ARCH)
 
-# The CI gate. KUnit runs on the KASAN + kmemleak kernel too; the guest checks on it (7 minutes under KASAN) are in
+# The CI gate. KUnit runs on the debug kernel too; the guest checks on it (7 minutes under KASAN) are in
 # make test-debug and make test-full.
 test: host-test lint module-test dkms-test cross-check
 	@$(TOP)/scripts/kunit.sh x86_64

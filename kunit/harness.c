@@ -501,10 +501,10 @@ static void tgk_prepare(struct kunit *test, const struct tgk_seg *segs, unsigned
 			KUNIT_ASSERT_LE(test, tgk->nframes, (unsigned int)TGK_MAX_SEGS);
 			tgk->frame_len[f] = tgk_build(tgk->frames[f], &w);
 			/*
-			 * order key: port (0-255), encap, IPv6 flow label (another label: a flow);
-			 * none (TGK_FLOW_KEYS) for a bad checksum: the kernel's TCP GRO validates it
-			 * before looking for the flow (tcp4_gro_receive), so it goes up before a held
-			 * packet of its flow
+			 * order key: port (0-255), encap, IPv6 flow label (another label: a
+			 * flow); none (TGK_FLOW_KEYS) for a bad checksum: the kernel's TCP GRO
+			 * validates it before looking for the flow (tcp4_gro_receive), so it
+			 * goes up before a held packet of its flow
 			 */
 			tgk->flow[f] = w.bad_csum ? TGK_FLOW_KEYS :
 				       ((w.sport - 40000) & 0xff) | (w.encap << 8) |

@@ -39,11 +39,11 @@ nm "$ko" | grep -c ' T tgc_engine_receive$' >/dev/null || die "dkms build: $ko h
 
 # BUILD_EXCLUSIVE_KERNEL: an unsupported release is refused before any compiler runs (dkms exit 77).
 rc=0
-dkms build -m tungro -v "$version" -k 6.1.0-99-amd64 "${private[@]}" >"$tmp/exclusive.log" 2>&1 || rc=$?
+dkms build -m tungro -v "$version" -k 6.6.0-99-amd64 "${private[@]}" >"$tmp/exclusive.log" 2>&1 || rc=$?
 if [ "$rc" -ne 77 ] || ! grep -q BUILD_EXCLUSIVE "$tmp/exclusive.log"; then
-  die "dkms build for 6.1.0-99-amd64: expected a BUILD_EXCLUSIVE refusal (exit 77), got exit $rc: $(cat "$tmp/exclusive.log")"
+  die "dkms build for 6.6.0-99-amd64: expected a BUILD_EXCLUSIVE refusal (exit 77), got exit $rc: $(cat "$tmp/exclusive.log")"
 fi
 
 [ "$(system_state)" = "$before" ] || die "dkms test changed /usr/src, /var/lib/dkms or /lib/modules/$release"
 log "dkms: tungro $version built by dkms for $release in $secs s ($(stat -c %s "$ko") bytes, vermagic $vermagic);" \
-  "6.1.0-99-amd64 refused by BUILD_EXCLUSIVE_KERNEL; system dkms state untouched"
+  "6.6.0-99-amd64 refused by BUILD_EXCLUSIVE_KERNEL; system dkms state untouched"

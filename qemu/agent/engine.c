@@ -51,13 +51,7 @@ static const char *g_flush_timeout = "20000000";   /* ns */
 
 int mod_load_params(const char *params)
 {
-	int fd = open(MODULE_PATH, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	long rc = syscall(SYS_finit_module, fd, params, 0);
-	int e = rc < 0 ? errno : 0;
-	close(fd);
-	return -e;
+	return mod_load_file_params(MODULE_PATH, params);
 }
 
 int engine_control(const char *cmd)

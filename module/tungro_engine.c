@@ -410,12 +410,11 @@ static void tungro_rxq_kick_here(void *arg)
  */
 void tungro_rxq_kick(struct tungro_rxq *q)
 {
-	if (smp_call_function_single(READ_ONCE(q->cpu), tungro_rxq_kick_here, q, 1)) {
-		/* that CPU went offline: here, then */
-		local_bh_disable();
-		napi_schedule(&q->napi);
-		local_bh_enable();
-	}
+	/* BH off: a poll raised on this CPU runs at local_bh_enable(), not at the next interrupt */
+	local_bh_disable();
+	if (smp_call_function_single(READ_ONCE(q->cpu), tungro_rxq_kick_here, q, 1))
+		napi_schedule(&q->napi);	/* that CPU went offline: here, then */
+	local_bh_enable();
 }
 
 static enum hrtimer_restart tungro_rxq_timer(struct hrtimer *t)

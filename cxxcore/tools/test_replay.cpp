@@ -3,12 +3,15 @@
 // measured with margin; a missing capture skips its test.
 #include <gtest/gtest.h>
 
+#include <pcap/pcap.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <string>
 
+#include "../tests/frames.hpp"
 #include "replay.hpp"
 
 namespace fs = std::filesystem;
@@ -325,4 +328,78 @@ TEST(ReplayCaptures, EngineCoalescesAtLeastAsTheKernelList)
 	EXPECT_EQ(engine.total.frames, kernel.total.frames);
 	EXPECT_EQ(engine.total.tcp_segments, kernel.total.tcp_segments);
 	EXPECT_GE(engine.total.mean_segs(), kernel.total.mean_segs());
+}
+
+// Issue 8's crafted trains through the replay path, as a capture: 16 IPIP flows interleaved segment by segment, 16
+// segments per flow, written as Ethernet frames with libpcap and replayed in polls of 64 (4 segments of every
+// flow per poll). The kernel's list (one bucket of 8, hash 0) completes a flow on every segment: exactly 1.0
+// segments per GRO packet; tungro's 8 x 8 table holds all 16 flows: exactly 4.0. The same figures as the host
+// engine test (test_engine.cpp) and the KUnit engine suite, here through tungro-replay's own code and its CLI.
+namespace {
+
+std::string write_train16_pcap()
+{
+	const std::string path = (fs::temp_directory_path() / ("tungro-train16-" + std::to_string(getpid()) + ".pcap"))
+					 .string();
+	pcap_t *dead = pcap_open_dead(DLT_EN10MB, 65535);
+	pcap_dumper_t *d = dead ? pcap_dump_open(dead, path.c_str()) : nullptr;
+	EXPECT_NE(d, nullptr) << path << ": " << (dead ? pcap_geterr(dead) : "pcap_open_dead failed");
+	if (!d) {
+		if (dead)
+			pcap_close(dead);
+		return path;
+	}
+	std::vector<std::vector<frames::Segment>> per(16);
+	for (unsigned f = 0; f < 16; f++) {
+		frames::Segment s = frames::ipip();
+		s.tcp.sport = static_cast<uint16_t>(40000 + f);
+		s.tcp.seq = 1000 + f * 10000000u;
+		per[f] = frames::train(s, 16);
+	}
+	for (unsigned i = 0; i < 16; i++)
+		for (unsigned f = 0; f < 16; f++) {
+			std::vector<uint8_t> fr = {2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2, 0x08, 0x00}; // Ethernet, IPv4
+			const std::vector<uint8_t> ip = frames::build(per[f][i]);
+			fr.insert(fr.end(), ip.begin(), ip.end());
+			pcap_pkthdr h{};
+			h.ts.tv_usec = static_cast<suseconds_t>(i * 16 + f);
+			h.caplen = h.len = static_cast<bpf_u_int32>(fr.size());
+			pcap_dump(reinterpret_cast<u_char *>(d), &h, fr.data());
+		}
+	pcap_dump_close(d);
+	pcap_close(dead);
+	return path;
+}
+
+} // namespace
+
+TEST(ReplayCraftedTrain, Issue8_SixteenInterleavedIpipFlowsInPollsOf64)
+{
+	const std::string path = write_train16_pcap();
+	Options o;
+	Result kernel, engine;
+	std::string err;
+	ASSERT_TRUE(replay::run(path, o, &kernel, &err)) << err;
+	o.engine = true;
+	ASSERT_TRUE(replay::run(path, o, &engine, &err)) << err;
+	for (const Result *r : {&kernel, &engine}) {
+		expect_conserved(*r);
+		EXPECT_EQ(r->total.tcp_segments, 256u);
+		EXPECT_EQ(r->total.gro_segments, 256u);
+		EXPECT_EQ(r->flows.size(), 16u);
+	}
+	EXPECT_EQ(kernel.total.gro_packets, 256u) << "the kernel's one bucket of 8 evicts on every segment";
+	EXPECT_EQ(engine.total.gro_packets, 64u) << "tungro's table holds the 16 flows: 4 segments each per poll";
+	EXPECT_EQ(engine.evicted, 0u);
+	EXPECT_DOUBLE_EQ(engine.total.mean_segs() / kernel.total.mean_segs(), 4.0);
+
+	std::string out;
+	ASSERT_EQ(run_cli("--json --engine --poll 64 " + path, &out), 0) << out;
+	EXPECT_NE(out.find("\"total\": {\"frames\": 256, \"tcp_segments\": 256, \"gro_packets\": 64"), std::string::npos)
+		<< out;
+	out.clear();
+	ASSERT_EQ(run_cli("--json --poll 64 " + path, &out), 0) << out;
+	EXPECT_NE(out.find("\"total\": {\"frames\": 256, \"tcp_segments\": 256, \"gro_packets\": 256"), std::string::npos)
+		<< out;
+	fs::remove(path);
 }

@@ -11,8 +11,7 @@
  * segment with its 95% interval where the kernel measures IRQ time. The run fails only when a byte differs or
  * tungro is worse with p < 0.01; every figure else is reported.
  */
-#include "agent.h"
-#include "frame.h"
+#include "trains.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -29,8 +28,6 @@
 #define ROUNDS 16               /* windows (trains) per engine: the paired test's sample */
 #define P_FAIL 0.01
 #define CONNS 200
-#define TRAIN_TRIES 4           /* a train that lost frames or strayed from its model is sent again, as conform */
-#define TRAIN_MAX (16 * 16)
 #define FLUSH_TIMEOUT_NS "20000000"
 
 enum { SC_PLAIN, SC_IPIP, SC_SIT, SC_CONNS, SC_TRAINS16, SC_PSH, SC_FLOWS64, SC_FOU, N_SC };
@@ -135,149 +132,16 @@ static void demo_interleaved(int s, const struct scenario *sc, int nconn, int ne
 	}
 }
 
-/* ---- crafted trains ---- */
+/* ---- crafted trains (trains.c) ---- */
 
-static int g_tapfd = -1;
-
-/* What came up on ipip1 after decapsulation (and gro_cells): every train segment once, every byte as sent. */
-struct seen {
-	unsigned char hit[TRAIN_MAX];
-	int segs, dup, bad;
-	unsigned tap_drops;     /* packets the socket could not keep: a try that cannot be judged */
-	char why[120];
-};
-
-static int tap_open(void)
-{
-	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_IP),
-				   .sll_ifindex = (int)if_nametoindex("ipip1") };
-	/* a train of 256 one-segment packets is about 1 MiB of skb truesize: past rmem_max, so forced */
-	int big = 16 << 20;
-	g_tapfd = socket(AF_PACKET, SOCK_DGRAM | SOCK_CLOEXEC, htons(ETH_P_IP));
-	if (g_tapfd < 0 || bind(g_tapfd, (struct sockaddr *)&sll, sizeof(sll)) < 0 ||
-	    setsockopt(g_tapfd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big)) < 0) {
-		fail("demo: packet socket on ipip1: %s", strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-static void tap_account(const struct sd *t, int n, const unsigned char *p, int len, struct seen *sn)
-{
-	if (len < 40 || (p[0] >> 4) != 4 || p[9] != 6 || memcmp(p + 12, A_IN_SRC, 4))
-		return;
-	int ihl = (p[0] & 15) * 4, tot = (int)get16(p + 2);
-	if (tot > len || ihl < 20 || tot < ihl + 20)
-		return;
-	const unsigned char *tcp = p + ihl;
-	int thl = (tcp[12] >> 4) * 4, flow = (int)get16(tcp) - SPORT0, pay = tot - ihl - thl;
-	uint32_t seq = get32(tcp + 4);
-	if (get16(tcp + 2) != DPORT || thl < 20 || pay < 0)
-		return;
-	for (int i = 0; i < n && pay > 0; i++) {   /* the segments this packet covers, in sequence order */
-		const struct sd *d = &t[i];
-		if (d->flow != flow || seq < d->seq || seq >= d->seq + (uint32_t)d->pay)
-			continue;
-		if (seq != d->seq || pay < d->pay) {
-			if (!sn->bad++)
-				snprintf(sn->why, sizeof(sn->why), "flow %d: a packet does not end on a segment", flow);
-			return;
-		}
-		for (int b = 0; b < d->pay; b++)
-			if (tcp[thl + b] != pay_byte(flow, seq + (uint32_t)b)) {
-				if (!sn->bad++)
-					snprintf(sn->why, sizeof(sn->why), "flow %d segment %d: payload byte %d differs",
-						 flow, d->idx, b);
-				return;
-			}
-		if (sn->hit[i]++)
-			sn->dup++;
-		else
-			sn->segs++;
-		tcp += d->pay;
-		seq += (uint32_t)d->pay;
-		pay -= d->pay;
-		i = -1;   /* the next segment of the flow may come earlier in the train */
-	}
-}
-
-/* Sends the train and reads ipip1 until every segment arrived and 30 ms more passed, or 400 ms of silence. */
-static int train_once(const struct sd *t, int n, struct seen *sn)
-{
-	static unsigned char buf[70000];
-	struct tpacket_stats st;
-	socklen_t stlen = sizeof(st);
-	uint64_t last, done = 0;
-	int rc;
-
-	memset(sn, 0, sizeof(*sn));
-	while (recv(g_tapfd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
-		;
-	getsockopt(g_tapfd, SOL_PACKET, PACKET_STATISTICS, &st, &stlen);   /* reading resets them */
-	if ((rc = frames_send(t, n)))
-		return rc;
-	last = now_us();
-	for (;;) {
-		struct pollfd pf = { .fd = g_tapfd, .events = POLLIN };
-		if (sn->segs >= n && !done)
-			done = now_us();
-		if (done && now_us() - done > 30000)
-			break;
-		if (poll(&pf, 1, done ? 10 : 50) <= 0) {
-			if (!done && now_us() - last > 400000)
-				break;
-			continue;
-		}
-		struct sockaddr_ll from;
-		socklen_t fl = sizeof(from);
-		ssize_t len = recvfrom(g_tapfd, buf, sizeof(buf), MSG_DONTWAIT, (struct sockaddr *)&from, &fl);
-		if (len <= 0 || from.sll_pkttype == PACKET_OUTGOING)
-			continue;
-		tap_account(t, n, buf, (int)len, sn);
-		last = now_us();
-	}
-	stlen = sizeof(st);
-	if (getsockopt(g_tapfd, SOL_PACKET, PACKET_STATISTICS, &st, &stlen) == 0)
-		sn->tap_drops = st.tp_drops;
-	return 0;
-}
-
-static void train_16x16(struct sd *t, int *n)
-{
-	*n = 0;
-	for (int i = 0; i < 16; i++)
-		for (int f = 0; f < 16; f++)
-			sd_default(&t[(*n)++], E_IPIP, f);
-}
-
-static void train_psh(struct sd *t, int *n)
-{
-	*n = 64;
-	for (int i = 0; i < 64; i++) {
-		sd_default(&t[i], E_IPIP, 0);
-		t[i].tflags |= 0x08;
-	}
-}
-
-static void train_flows64(struct sd *t, int *n)
-{
-	*n = 64;
-	for (int f = 0; f < 64; f++)
-		sd_default(&t[f], E_IPIP, f);
-}
-
-/* The trains' expected segments per GRO packet (the host replay's and KUnit's figures, polls of 64): the kernel's
- * one bucket of 8 (hash 0) evicts on every segment of 16 interleaved flows; tungro's table holds all 16, 4 segments
- * each per poll. A try further than 25% from it (frames arriving in smaller polls under TCG) is sent again. */
 static double train_model(int s, int kind)
 {
-	return s == SC_TRAINS16 && kind == ENG_ENGINE ? 4.0 : 1.0;
+	return s == SC_TRAINS16 ? train16_model(kind) : 1.0;
 }
 
 static void demo_train(int s, void (*build)(struct sd *t, int *n))
 {
 	static struct sd t[TRAIN_MAX];
-	static struct stats s0, s1;
 	int n, lost = 0, bad = 0;
 	char why[160] = "", name[64];
 
@@ -289,61 +153,31 @@ static void demo_train(int s, void (*build)(struct sd *t, int *n))
 		for (int j = 0; j < N_ENG; j++) {
 			int kind = r & 1 ? N_ENG - 1 - j : j, rc;
 			struct row *w = &g_rows[s][kind];
-			uint64_t w0, w1, g0, g1, q0, q1;
-			struct seen sn;
+			struct train_try x;
 			if ((rc = eng_enter(kind))) {
 				fail("demo %s: to %s: %s", sc_name[s], g_eng_name[kind], strerror(-rc));
 				return;
 			}
-			for (int tries = 0; tries < TRAIN_TRIES; tries++) {
-				const char *path = kind == ENG_ENGINE ? ENGINE_STATS_PATH : STATS_PATH;
-				int have = kind != ENG_KERNEL && kv_read(path, &s0, 0) == 0;
-				read_u64("/sys/class/net/eth0/statistics/rx_packets", &w0);
-				read_u64("/sys/class/net/ipip1/statistics/rx_packets", &g0);
-				q0 = softirq_ns();
-				if ((rc = train_once(t, n, &sn))) {
-					fail("demo %s: send: %s", sc_name[s], strerror(-rc));
-					return;
-				}
-				q1 = softirq_ns();
-				read_u64("/sys/class/net/eth0/statistics/rx_packets", &w1);
-				read_u64("/sys/class/net/ipip1/statistics/rx_packets", &g1);
-				have = have && kv_read(path, &s1, 0) == 0;
-				double spg = g1 > g0 ? (double)(w1 - w0) / (double)(g1 - g0) : 0;
-				double model = train_model(s, kind);
-				if (sn.bad || sn.dup) {   /* a byte differs: no retry */
-					bad++;
-					snprintf(why, sizeof(why), "%s: %s%s%d duplicated", g_eng_name[kind], sn.why,
-						 sn.why[0] ? ", " : "", sn.dup);
-				}
-				int retry = !sn.bad && !sn.dup &&
-					    (sn.segs < n || sn.tap_drops || fabs(spg - model) > 0.25 * model);
-				if (retry && tries + 1 < TRAIN_TRIES) {
-					w->retries++;
-					continue;
-				}
-				if (sn.segs < n) {
-					lost++;
-					snprintf(why, sizeof(why), "%s: %d of %d segments arrived (the receiving socket dropped %u)",
-						 g_eng_name[kind], sn.segs, n, sn.tap_drops);
-				}
-				w->rounds[w->n] = spg;
-				w->cpus[w->n] = w1 > w0 ? (double)(q1 - q0) / (double)(w1 - w0) : 0;
-				w->n++;
-				w->wire += w1 - w0;
-				w->gro += g1 - g0;
-				if (have) {
-					struct stats d;
-					stats_delta(&d, &s1, &s0);
-					if (!w->have_tg) {
-						w->tg = d;
-						w->have_tg = 1;
-					} else {
-						for (int k = 0; k < d.n && k < w->tg.n; k++)
-							w->tg.val[k] += d.val[k];
-					}
-				}
-				break;
+			if ((rc = train_round(kind, t, n, train_model(s, kind), &x))) {
+				fail("demo %s: send: %s", sc_name[s], strerror(-rc));
+				return;
+			}
+			w->retries += x.retries;
+			lost += x.lost;
+			bad += x.bad;
+			if (x.lost || x.bad)
+				snprintf(why, sizeof(why), "%s", x.why);
+			w->rounds[w->n] = x.spg;
+			w->cpus[w->n] = x.wire ? (double)x.softirq_ns / (double)x.wire : 0;
+			w->n++;
+			w->wire += x.wire;
+			w->gro += x.gro;
+			if (x.have_tg && !w->have_tg) {
+				w->tg = x.tg;
+				w->have_tg = 1;
+			} else if (x.have_tg) {
+				for (int k = 0; k < x.tg.n && k < w->tg.n; k++)
+					w->tg.val[k] += x.tg.val[k];
 			}
 		}
 	}
@@ -477,7 +311,7 @@ void demo(unsigned mib, int irqtime)
 	uint64_t t1 = now_us();
 
 	/* the trains: whole polls of 64 (gro_flush_timeout keeps the device's interrupt off while the train lands) */
-	if (frames_tx_open("demo") || tap_open())
+	if (trains_open("demo"))
 		return;
 	if ((rc = write_file("/sys/class/net/eth0/gro_flush_timeout", FLUSH_TIMEOUT_NS)) ||
 	    (rc = write_file("/sys/class/net/eth0/napi_defer_hard_irqs", "100"))) {

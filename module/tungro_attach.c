@@ -199,7 +199,7 @@ static void tungro_gro_off(struct tungro_dev *td)
 		if (!napi->weight)
 			continue;
 		napi_enable(napi);
-		/* BH off: a poll raised here runs at local_bh_enable(), not at the next interrupt */
+		/* BH off: a poll raised here runs at local_bh_enable(), not at the next IRQ */
 		local_bh_disable();
 		if (cpu < 0 || smp_call_function_single(cpu, tungro_napi_schedule_here, napi, 1))
 			napi_schedule(napi);	/* no frame seen, or that CPU went offline */

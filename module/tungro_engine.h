@@ -71,7 +71,7 @@ struct tungro_dev {
 	struct dentry *dir;		/* debugfs tungro/<dev>/ */
 	bool gro_was_wanted;		/* NETIF_F_GRO in wanted_features before the attach */
 	bool closing;			/* detaching: flush all, pass frames once idle */
-	int rx_cpu;			/* CPU of the rx_handler's latest device frame; -1: none yet */
+	int rx_cpu;			/* CPU of the rx_handler's latest frame; -1: none yet */
 	atomic_t inflight;		/* skbs queued or held, not yet handed to the stack */
 	atomic64_t not_handled[TUNGRO_NH_COUNT];
 	unsigned int nq;

@@ -22,31 +22,6 @@ static u16 sport_of(const struct tgk_result *res, unsigned int i)
 	return get_unaligned_be16(res->pkt[i].hdr + 40);
 }
 
-/*
- * @flows IPIP flows (inner source ports 40000 + f) of @per segments each into @s: @burst
- * consecutive segments of a flow, then the next flow's (burst 1: interleaved segment by segment).
- */
-static void flows_in_bursts(struct tgk_seg *s, unsigned int flows, unsigned int per,
-			    unsigned int burst, u32 payload)
-{
-	struct tgk_seg first, *train = kcalloc(per, sizeof(*train), GFP_KERNEL);
-	unsigned int f, k, i = 0, b;
-
-	if (!train)
-		return;
-	for (b = 0; b < per; b += burst) {
-		for (f = 0; f < flows; f++) {
-			tgk_default(&first, TGK_IPIP);
-			first.sport = 40000 + f;
-			first.payload_len = payload;
-			tgk_train(train, per, &first, 0);
-			for (k = b; k < b + burst && k < per; k++)
-				s[i++] = train[k];
-		}
-	}
-	kfree(train);
-}
-
 static struct tgk_result *result(struct kunit *test)
 {
 	struct tgk_result *res = kunit_kzalloc(test, sizeof(*res), GFP_KERNEL);
@@ -81,7 +56,7 @@ static void tungro_engine_e01_ninth_flow_evicts_the_oldest(struct kunit *test)
 	unsigned int i;
 
 	run.kernel_hash = true;
-	flows_in_bursts(s, 9, 2, 1, 1400);
+	tgk_flows_in_bursts(s, 9, 2, 1, 1400);
 	tgk_run_engine(test, s, 18, &o, res, &run);
 	expect_all(test, res, 18, 1);
 	for (i = 0; i < min(res->n, 18u); i++)
@@ -104,7 +79,7 @@ static void tungro_engine_e02_two_hundred_flows_keep_coalescing(struct kunit *te
 	struct tgk_opts o = {};
 	unsigned int t;
 
-	flows_in_bursts(s, 200, 4, 4, 1400);
+	tgk_flows_in_bursts(s, 200, 4, 4, 1400);
 	for (t = 0; t < ARRAY_SIZE(tables); t++) {
 		struct tgk_engine_run run = *tables[t];
 
@@ -139,7 +114,7 @@ static void tungro_engine_e03_non_coalescable_in_lists(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, run.lists, (u64)DIV_ROUND_UP(64, batch));
 
 	run = tgk_table;
-	flows_in_bursts(s, 64, 1, 1, 1400);
+	tgk_flows_in_bursts(s, 64, 1, 1, 1400);
 	tgk_run_engine(test, s, 64, &o, res, &run);
 	expect_all(test, res, 64, 1);
 	KUNIT_EXPECT_EQ(test, run.lists, (u64)DIV_ROUND_UP(64, batch));
@@ -159,7 +134,7 @@ static void tungro_engine_e04_budget_exhausted_mid_train(struct kunit *test)
 
 	if (HZ >= 1000)
 		kunit_skip(test, "HZ %d: a full poll flushes only what is older than a jiffy", HZ);
-	flows_in_bursts(s, 2, 50, 1, 500);
+	tgk_flows_in_bursts(s, 2, 50, 1, 500);
 	tgk_run_engine(test, s, 100, &o, res, &run);
 	TGK_EXPECT(test, res, 32, 32, 18, 18);
 	KUNIT_EXPECT_EQ(test, run.polls, 2ull);
@@ -254,7 +229,7 @@ static void tungro_engine_crafted_16_flow_trains(struct kunit *test)
 	struct tgk_result *res = result(test);
 	unsigned int l;
 
-	flows_in_bursts(s, 16, 16, 1, 1400);
+	tgk_flows_in_bursts(s, 16, 16, 1, 1400);
 	for (l = 0; l < ARRAY_SIZE(layouts); l++) {
 		struct tgk_engine_run run = tgk_table;
 

@@ -319,6 +319,9 @@ static struct sk_buff *tgk_skb(struct kunit *test, const u8 *frame, unsigned int
 		/* As a NIC reports it: the one's-complement sum of all past the Ethernet header. */
 		skb->ip_summed = CHECKSUM_COMPLETE;
 		skb->csum = csum_partial(frame, len, 0);
+	} else if (o->csum_unnecessary) {
+		skb->ip_summed = CHECKSUM_UNNECESSARY;
+		skb->csum_level = 0;
 	} else {
 		/* no device checksum help: GRO validates in software */
 		skb->ip_summed = CHECKSUM_NONE;
@@ -347,6 +350,27 @@ static struct sk_buff *tgk_input(struct kunit *test, const struct tgk_seg *s,
 					    (s->encap == TGK_PLAIN4 ? 0 : SKB_GSO_IPXIP4);
 	}
 	return skb;
+}
+
+void tgk_flows_in_bursts(struct tgk_seg *s, unsigned int flows, unsigned int per,
+			 unsigned int burst, u32 payload)
+{
+	struct tgk_seg first, *train = kcalloc(per, sizeof(*train), GFP_KERNEL);
+	unsigned int f, k, i = 0, b;
+
+	if (!train)
+		return;
+	for (b = 0; b < per; b += burst) {
+		for (f = 0; f < flows; f++) {
+			tgk_default(&first, TGK_IPIP);
+			first.sport = 40000 + f;
+			first.payload_len = payload;
+			tgk_train(train, per, &first, 0);
+			for (k = b; k < b + burst && k < per; k++)
+				s[i++] = train[k];
+		}
+	}
+	kfree(train);
 }
 
 /*
@@ -572,6 +596,36 @@ static bool tgk_engine_idle(struct tungro_rxq *q, bool all)
 	return true;
 }
 
+/*
+ * A receive queue of the engine glue for the test device, as an attach sets one up: its own
+ * dummy NAPI device, a table of @buckets x @flows (@flags: tgc_engine_init's).
+ */
+static struct tungro_rxq *tgk_engine_open(struct kunit *test, u32 buckets, u32 flows, u32 flags)
+{
+	struct tungro_dev *td = kunit_kzalloc(test, struct_size(td, rxq, 1), GFP_KERNEL);
+	int err;
+
+	KUNIT_ASSERT_NOT_NULL(test, td);
+	td->dev = tgk->dev;
+	td->nq = 1;
+	td->napi_dev = alloc_netdev_dummy(0);
+	KUNIT_ASSERT_NOT_NULL(test, td->napi_dev);
+	err = tungro_rxq_init(&td->rxq[0], td, buckets, flows, flags);
+	if (err)
+		free_netdev(td->napi_dev);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	return &td->rxq[0];
+}
+
+/* Frees a queue of tgk_engine_open() after tungro_rxq_stop(). */
+static void tgk_engine_close(struct tungro_rxq *q)
+{
+	struct net_device *napi_dev = q->td->napi_dev;
+
+	tungro_rxq_free(q);
+	free_netdev(napi_dev);
+}
+
 void tgk_run_engine(struct kunit *test, const struct tgk_seg *segs, unsigned int n,
 		    const struct tgk_opts *opts, struct tgk_result *res, struct tgk_engine_run *run)
 {
@@ -582,22 +636,12 @@ void tgk_run_engine(struct kunit *test, const struct tgk_seg *segs, unsigned int
 	unsigned long first_jiffy;
 	struct sk_buff *skb;
 	unsigned int i;
-	int err;
 
 	tgk_prepare(test, segs, n, opts, res);
 	KUNIT_ASSERT_LE(test, run->extra_polls, (unsigned int)ARRAY_SIZE(run->held_after));
-	td = kunit_kzalloc(test, struct_size(td, rxq, 1), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, td);
-	td->dev = tgk->dev;
-	td->nq = 1;
-	td->napi_dev = alloc_netdev_dummy(0);
-	KUNIT_ASSERT_NOT_NULL(test, td->napi_dev);
-	q = &td->rxq[0];
-	err = tungro_rxq_init(q, td, run->buckets, run->flows,
-			      run->kernel_hash ? TGC_ENGINE_CALLER_HASH : 0);
-	if (err)
-		free_netdev(td->napi_dev);
-	KUNIT_ASSERT_EQ(test, err, 0);
+	q = tgk_engine_open(test, run->buckets, run->flows,
+			    run->kernel_hash ? TGC_ENGINE_CALLER_HASH : 0);
+	td = q->td;
 	WRITE_ONCE(tgk->dev->gro_flush_timeout, run->flush_timeout);
 	WRITE_ONCE(tgk->dev->napi_defer_hard_irqs, run->defer_hard_irqs);
 
@@ -634,11 +678,84 @@ void tgk_run_engine(struct kunit *test, const struct tgk_seg *segs, unsigned int
 	run->timer_armed = q->acc[TUNGRO_Q_TIMER_ARMED];
 	run->lists = q->acc[TUNGRO_Q_LISTS];
 	run->list_pkts = q->acc[TUNGRO_Q_LIST_PKTS];
-	tungro_rxq_free(q);
-	free_netdev(td->napi_dev);
+	tgk_engine_close(q);
 	WRITE_ONCE(tgk->dev->gro_flush_timeout, 0);
 	WRITE_ONCE(tgk->dev->napi_defer_hard_irqs, 0);
 	tgk_collect(test, segs, n, res);
+}
+
+/* ---- timed runs (tungro_bench): the same train through each receive path ---- */
+
+/* Counts what the stack received since the last call and frees it; the time is the caller's. */
+static void tgk_bench_count(struct tgk_bench_sample *out)
+{
+	struct sk_buff *skb;
+
+	while ((skb = skb_dequeue(&tgk->rx))) {
+		out->pkts++;
+		out->segs += max_t(unsigned int, 1, skb_shinfo(skb)->gso_segs);
+		kfree_skb(skb);
+	}
+}
+
+/* NAPI polls of up to 64 (the NAPI weight) through napi_gro_receive, as a driver feeds them. */
+static void tgk_bench_napi(struct sk_buff **in, unsigned int n)
+{
+	unsigned int i = 0, k;
+
+	while (i < n) {
+		napi_schedule_prep(&tgk->napi);
+		for (k = 0; k < 64 && i < n; k++)
+			napi_gro_receive(&tgk->napi, in[i++]);
+		napi_complete_done(&tgk->napi, k);
+	}
+}
+
+void tgk_bench_run(struct kunit *test, const struct tgk_seg *segs, unsigned int n,
+		   enum tgk_path path, struct tgk_bench_sample *out)
+{
+	/*
+	 * virtio-net's receive layout and checksum help: headers copied to the linear part, the
+	 * payload in a page, the TCP checksum verified by the device (VIRTIO_NET_HDR_F_DATA_VALID)
+	 */
+	static const struct tgk_opts page = { .page_frag = true, .csum_unnecessary = true };
+	struct tungro_rxq *q = NULL;
+	u64 t0, t1, held = 0, queued = 0;
+	struct sk_buff **in;
+	unsigned int i;
+
+	memset(out, 0, sizeof(*out));
+	in = tgk_inputs(test, segs, n, &page);
+	if (path == TGK_PATH_ENGINE)
+		q = tgk_engine_open(test, TGC_ENGINE_BUCKETS, TGC_ENGINE_FLOWS, 0);
+	if (path == TGK_PATH_GRO_OFF)
+		tgk->dev->features &= ~NETIF_F_GRO;
+
+	t0 = ktime_get_ns();
+	local_bh_disable();
+	if (q) {
+		/* the rx_handler's part; the queue's NAPI polls run at local_bh_enable() */
+		for (i = 0; i < n; i++)
+			tungro_rxq_enqueue(q, in[i]);
+	} else {
+		tgk_bench_napi(in, n);
+	}
+	local_bh_enable();
+	t1 = ktime_get_ns();
+
+	if (q) {
+		/* left to ksoftirqd (softirq time or restart limit): the time is not the polls' */
+		out->deferred = skb_queue_len(&q->input) || napi_is_scheduled(&q->napi) ||
+				atomic_read(&q->td->inflight);
+		KUNIT_EXPECT_TRUE(test, tgk_engine_idle(q, true));
+		tungro_rxq_stop(q, false, &held, &queued);
+		KUNIT_EXPECT_EQ_MSG(test, held + queued, 0ULL,
+				    "the engine kept skbs past an idle queue");
+		tgk_engine_close(q);
+	}
+	tgk->dev->features |= NETIF_F_GRO;
+	out->ns = t1 - t0;
+	tgk_bench_count(out);
 }
 
 /* ---- direct path: tungro's gro_receive/gro_complete on a GRO list the test owns ---- */

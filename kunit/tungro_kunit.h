@@ -108,6 +108,8 @@ struct tgk_opts {
 	unsigned int headroom;	/* extra bytes before the Ethernet header (then aligned as asked) */
 	bool tight;		/* no tailroom: a pull must reallocate the head (K05) */
 	bool csum_complete;	/* CHECKSUM_COMPLETE device help, skb->csum over the packet */
+	/* CHECKSUM_UNNECESSARY, level 0: the TCP checksum verified (virtio-net's DATA_VALID) */
+	bool csum_unnecessary;
 	/* round trip ignores inner IPv4 IDs: fixed IDs with DF clear come back numbered (L12) */
 	bool inner_ids_free;
 	/*
@@ -156,6 +158,13 @@ void tgk_train(struct tgk_seg *segs, unsigned int n, const struct tgk_seg *first
 	       int outer_id_step);
 
 /*
+ * @flows IPIP flows (inner source ports 40000 + f) of @per segments each into @s: @burst
+ * consecutive segments of a flow, then the next flow's (burst 1: interleaved segment by segment).
+ */
+void tgk_flows_in_bursts(struct tgk_seg *s, unsigned int flows, unsigned int per,
+			 unsigned int burst, u32 payload);
+
+/*
  * Runs one NAPI poll's worth of segments through napi_gro_receive with tungro installed; fills @res
  * and checks each GRO packet by GSO round trip (KUNIT_EXPECT failures on mismatch).
  */
@@ -199,6 +208,33 @@ struct tgk_engine_run {
 void tgk_run_engine(struct kunit *test, const struct tgk_seg *segs, unsigned int n,
 		    const struct tgk_opts *opts, struct tgk_result *res,
 		    struct tgk_engine_run *run);
+
+/* Receive paths a benchmark train takes (tungro_bench). */
+enum tgk_path {
+	TGK_PATH_KERNEL,	/* napi_gro_receive, the kernel's IPIP/SIT callbacks */
+	TGK_PATH_OFFLOADS,	/* napi_gro_receive, tungro's callbacks installed */
+	TGK_PATH_ENGINE,	/* tungro_rxq_enqueue (the rx_handler's part), the engine's NAPI */
+	/* napi_gro_receive with GRO off on the device: what the engine's input costs before its
+	 * rx_handler sees a frame (the device's receive path, once per wire segment)
+	 */
+	TGK_PATH_GRO_OFF,
+	TGK_PATHS
+};
+
+/* One timed run: the receive (inputs built before, counting after) and what the stack got. */
+struct tgk_bench_sample {
+	u64 ns;			/* ktime from the first segment in to the last packet delivered */
+	bool deferred;		/* the engine's polls were left to ksoftirqd: ns is not theirs */
+	unsigned int pkts, segs;	/* packets delivered, wire segments inside them */
+};
+
+/*
+ * Runs @segs once through @path in NAPI polls of 64, every held packet flushed at the end of each
+ * poll: page-frag skbs with the TCP checksum verified, as virtio-net builds them. Process
+ * context; sleeps outside the timed part.
+ */
+void tgk_bench_run(struct kunit *test, const struct tgk_seg *segs, unsigned int n,
+		   enum tgk_path path, struct tgk_bench_sample *out);
 
 /* Expects the delivered packets to hold exactly the given segment counts, in order. */
 void tgk_expect_counts(struct kunit *test, const struct tgk_result *res,

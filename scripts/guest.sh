@@ -33,17 +33,10 @@ extra=()
 cmdline="tungro.mode=$mode tungro.mib=$mib"
 # The demo reports softirq time per wire segment only where the kernel measures IRQ time (not tick samples).
 if grep -qx 'CONFIG_IRQ_TIME_ACCOUNTING=y' "$kdir/.config" 2>/dev/null; then cmdline+=" tungro.irqtime=1"; fi
-# x86_64 guests read the host's TSC under TCG; their PIT calibration of it fails on a busy host, and the kernel then
-# keeps time with (lagging) jiffies and turns IRQ time accounting off. The demo gives the guest the host's rate.
-if [ "$mode" = demo ] && [ "$arch" = x86_64 ] && [ "$(uname -m)" = x86_64 ]; then
-  mkdir -p "$here/build"
-  if gcc -O2 -Wall -Wextra -Werror -o "$here/build/tsc-khz" "$here/qemu/tsc-khz.c" &&
-     khz=$("$here/build/tsc-khz"); then
-    # and its clocksource watchdog, jiffies, lags under load: it would mark the TSC unstable after all
-    cmdline+=" tsc_early_khz=$khz tsc=nowatchdog"
-  else
-    log "host TSC rate not measured: the guest calibrates its TSC itself"
-  fi
+# The demo's CPU figures need a TSC clocksource and IRQ time accounting (lib.sh, guest_tsc_args).
+if [ "$mode" = demo ]; then
+  tsc=$(guest_tsc_args "$arch")
+  [ -z "$tsc" ] || cmdline+=" $tsc"
 fi
 if [ "$mode" = test ]; then
   # K07: the stacking test fixture, and tungro_kunit.ko as a second installer of tungro's offloads. Both are

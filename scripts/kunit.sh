@@ -9,8 +9,11 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 arch=${1:?usage: scripts/kunit.sh ARCH [SUITE]}
 [ "$(tungro_kernel)" = tungro ] || die "KUnit runs on the test kernels only (Debian's has no CONFIG_KUNIT)"
 suites=(tungro_ipip tungro_sit tungro_flush tungro_tcp tungro_complete tungro_malformed tungro_layout tungro_hardening
-	tungro_engine tungro_skb_fuzz)
+	tungro_engine tungro_skb_fuzz tungro_bench)
 extra="tungro.mode=kunit"
+# tungro_bench times with ktime: a TSC clocksource, not jiffies (lib.sh, guest_tsc_args)
+tsc=$(guest_tsc_args "$arch")
+[ -z "$tsc" ] || extra+=" $tsc"
 if [ -n "${2:-}" ]; then
   suites=("$2")
   extra+=" kunit.filter_glob=$2"
@@ -48,9 +51,14 @@ ran_on=$(grep -m1 -o 'arch=[^ ]* kernel=[^ ]*' "$out/results.txt" || echo "arch=
 missing=()
 for s in "${suites[@]}"; do grep -qE "=+ \[PASSED\] $s =+" "$out/parse.plain.txt" || missing+=("$s"); done
 summary=$(grep -m1 'Testing complete' "$out/parse.plain.txt" || echo "no summary")
-fuzzed=$(grep -ohE 'batch [0-9]+: [0-9]+ trains' "$out/ktap.txt" | awk '{ t += $3 } END { print t + 0 }')
+fuzzed=$({ grep -ohE 'batch [0-9]+: [0-9]+ trains' "$out/ktap.txt" || true; } | awk '{ t += $3 } END { print t + 0 }')
 [ "$fuzzed" -eq 0 ] || log "kunit $arch: skb-shape fuzzer: $fuzzed random trains in random skb layouts"
 echo "kunit $ran_on: $(grep -c '^# Subtest\|^    # Subtest' "$out/ktap.txt" || true) suites, ${summary#*Testing complete. } ($((SECONDS - start)) s)"
+# issue 12's kernel-side figures (tungro_bench): reported, never a gate
+if grep -q 'BENCH train=' "$out/ktap.txt"; then
+  python3 "$here/scripts/kunit-bench.py" "$out/ktap.txt" "$ran_on${TUNGRO_VARIANT:+ variant=$TUNGRO_VARIANT}" \
+    | tee "$out/bench.txt" | grep -v '^KBENCH'
+fi
 if [ $prc -ne 0 ] || [ ${#missing[@]} -gt 0 ]; then
   grep -E '\[(FAILED|CRASHED)\]|Expected|ASSERTION|EXPECTATION|# .*: (FAIL|fail)' "$out/parse.plain.txt" | head -40 >&2 || true
   die "kunit $arch: kunit.py parse exit $prc; suites not passed: ${missing[*]:-none}"

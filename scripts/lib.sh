@@ -170,3 +170,20 @@ dkms_stage() {
   sed "s/@VERSION@/$version/" "$top/dkms.conf" >"$tree/tungro-$version/dkms.conf"
   echo "$version"
 }
+
+# Kernel command-line words that give an x86_64 guest under TCG a usable TSC (nothing elsewhere): the host's rate
+# (qemu/tsc-khz.c), because the guest's PIT calibration of it fails on a busy host, and tsc=reliable, because the
+# emulated CPU has no constant-TSC flag, so with 2 vCPUs the kernel calls the TSCs unsynchronized and keeps time
+# with jiffies (4 ms steps at HZ 250, no IRQ time accounting), and because its watchdog, jiffies, lags under load.
+# Under TCG every vCPU reads the host's invariant TSC. Prints nothing when the rate cannot be measured.
+guest_tsc_args() {
+  [ "$1" = x86_64 ] && [ "$(uname -m)" = x86_64 ] || return 0
+  local here khz
+  here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+  mkdir -p "$here/build"
+  if gcc -O2 -Wall -Wextra -Werror -o "$here/build/tsc-khz" "$here/qemu/tsc-khz.c" && khz=$("$here/build/tsc-khz"); then
+    echo "tsc_early_khz=$khz tsc=reliable"
+  else
+    log "host TSC rate not measured: the guest calibrates its TSC itself"
+  fi
+}

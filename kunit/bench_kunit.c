@@ -12,7 +12,7 @@
 #include "../module/tungro.h"
 #include "tungro_kunit.h"
 
-#define BENCH_REPS 15
+#define BENCH_REPS 21
 #define BENCH_MAX_SEGS 256
 
 struct bench_train {

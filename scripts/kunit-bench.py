@@ -5,8 +5,9 @@ usage: scripts/kunit-bench.py KTAP RAN_ON
   KTAP    the module's KTAP block (scripts/kunit.sh writes build/ARCH/kunit/ktap.txt)
   RAN_ON  "arch=... kernel=..." of the guest, printed in the heading
 
-Prints, per train and path, ns per wire segment (mean over reps, 95% t interval) and the ratio to the kernel's
-GRO in the same rep (mean of per-rep ratios, 95% interval). engine+rx is the engine's own run plus the device's
+Prints, per train and path, ns per wire segment and its ratio to the kernel's GRO in the same rep, each as the
+median over reps with a distribution-free 95% interval (order statistics of the binomial): a vCPU descheduled
+by a busy host makes a few reps many times slower, which would swing a mean and its t interval. engine+rx is the engine's own run plus the device's
 receive path with GRO off (gro_off): what an attached device pays per wire segment in all. Engine runs that were
 left to ksoftirqd are not timed and are left out (counted). Exit 1 when there are no BENCH lines; timing is never
 a gate here.
@@ -17,20 +18,23 @@ import statistics
 import sys
 from collections import defaultdict
 
-# two-sided 95% Student t quantiles by degrees of freedom (1..30); 1.96 beyond
-T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
-       2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
 PATHS = ["kernel", "offloads", "engine", "gro_off", "engine+rx"]
 LINE = re.compile(r"BENCH train=(\S+) path=(\S+) rep=(\d+) ns=(\d+) segs=(\d+) pkts=(\d+) deferred=(\d)")
 
 
-def mean_ci(xs):
-    """Mean and half-width of its 95% interval (0 for fewer than 2 values)."""
-    m = statistics.fmean(xs)
-    if len(xs) < 2:
-        return m, 0.0
-    t = T95[len(xs) - 2] if len(xs) - 1 <= len(T95) else 1.96
-    return m, t * statistics.stdev(xs) / math.sqrt(len(xs))
+def median_ci(xs):
+    """Median and the bounds of its 95% interval: the order statistics x(k) and x(n+1-k) for the largest k with
+    P(Binomial(n, 1/2) < k) <= 2.5%; the whole range when n is too small for one (n < 6)."""
+    xs = sorted(xs)
+    n = len(xs)
+    k, below = 0, 0.0
+    while True:
+        below_next = below + math.comb(n, k) / 2 ** n
+        if below_next > 0.025:
+            break
+        below, k = below_next, k + 1
+    lo, hi = (xs[k - 1], xs[n - k]) if k >= 1 else (xs[0], xs[-1])
+    return statistics.median(xs), lo, hi
 
 
 def main(argv):
@@ -59,8 +63,8 @@ def main(argv):
     for key, r in runs.items():
         if "engine" in r and "gro_off" in r:
             r["engine+rx"] = (r["engine"][0] + r["gro_off"][0], r["engine"][1])
-    print(f"tungro_bench on {ran_on}: ns per wire segment, mean [95% CI] over reps; ratio = path / kernel in the"
-          " same rep, mean [95% CI]; under emulation these are reported, never a gate")
+    print(f"tungro_bench on {ran_on}: ns per wire segment, median [95% CI] over reps; ratio = path / kernel in the"
+          " same rep, median [95% CI]; under emulation these are reported, never a gate")
     print(f"{'train':<12} {'path':<10} {'reps':>4} {'ns/seg':>9} {'[95% CI]':<19} {'ratio':>6} {'[95% CI]':<15}"
           f" {'segs/GRO':>8}")
     for train in order:
@@ -72,12 +76,12 @@ def main(argv):
             spg = statistics.fmean(runs[(train, rep)][p][1] for rep in reps if p in runs[(train, rep)])
             ratios = [runs[(train, rep)][p][0] / runs[(train, rep)]["kernel"][0] for rep in reps
                       if p in runs[(train, rep)] and "kernel" in runs[(train, rep)]]
-            m, h = mean_ci(ns)
-            rm, rh = mean_ci(ratios) if ratios else (float("nan"), 0.0)
-            print(f"{train:<12} {p:<10} {len(ns):>4} {m:>9.1f} [{m - h:>7.1f},{m + h:>8.1f}]  {rm:>6.3f}"
-                  f" [{rm - rh:.3f},{rm + rh:.3f}] {spg:>8.2f}")
-            print(f"KBENCH {ran_on} train={train} path={p} reps={len(ns)} ns_per_seg={m:.1f} ci={h:.1f}"
-                  f" ratio={rm:.4f} ratio_ci={rh:.4f} segs_per_gro={spg:.2f}")
+            m, lo, hi = median_ci(ns)
+            rm, rlo, rhi = median_ci(ratios) if ratios else (float("nan"),) * 3
+            print(f"{train:<12} {p:<10} {len(ns):>4} {m:>9.1f} [{lo:>7.1f},{hi:>8.1f}]  {rm:>6.3f}"
+                  f" [{rlo:.3f},{rhi:.3f}] {spg:>8.2f}")
+            print(f"KBENCH {ran_on} train={train} path={p} reps={len(ns)} ns_per_seg={m:.1f} ci_lo={lo:.1f}"
+                  f" ci_hi={hi:.1f} ratio={rm:.4f} ratio_lo={rlo:.4f} ratio_hi={rhi:.4f} segs_per_gro={spg:.2f}")
         if deferred[train]:
             print(f"{train:<12} (engine runs left to ksoftirqd, not timed: {deferred[train]})")
     return 0

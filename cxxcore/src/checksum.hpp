@@ -39,7 +39,7 @@ static inline u32 csum_add_bytes(u32 sum, const u8 *p, u32 n)
 // right. Every segment's header is checked (as inet_gro_receive does), so: five 32-bit words summed in 64 bits
 // (adds only: no libgcc helper on 32-bit arches), then the 2^32 and 2^16 parts folded back (both are 1 modulo
 // 0xffff, RFC 1071).
-static inline u16 ipv4_hdr_sum(const u8 *nh)
+__attribute__((always_inline)) static inline u16 ipv4_hdr_sum(const u8 *nh)
 {
 	const unsigned long long acc = static_cast<unsigned long long>(load32(nh)) + load32(nh + 4) + load32(nh + 8) +
 				       load32(nh + 12) + load32(nh + 16);
@@ -49,7 +49,7 @@ static inline u16 ipv4_hdr_sum(const u8 *nh)
 	return static_cast<u16>((sum & 0xffff) + (sum >> 16));
 }
 
-static inline u16 csum_fold(u32 sum)
+__attribute__((always_inline)) static inline u16 csum_fold(u32 sum)
 {
 	while (sum >> 16)
 		sum = (sum & 0xffff) + (sum >> 16);

@@ -29,7 +29,7 @@ constexpr u8 kFIN = 0x01, kSYN = 0x02, kRST = 0x04, kPSH = 0x08, kACK = 0x10, kU
 
 constexpr u8 kProtoTCP = 6;
 
-static inline u32 ip_version(const u8 *nh) { return nh[0] >> 4; }
+__attribute__((always_inline)) static inline u32 ip_version(const u8 *nh) { return nh[0] >> 4; }
 
 } // namespace tungro
 #endif

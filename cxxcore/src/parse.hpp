@@ -20,7 +20,7 @@ struct Layer {
 // IPv6 next-header values that are extension headers other than the fragment header (44, never merged). tungro
 // does not merge through them yet; the kernel's GRO does for identical hop-by-hop, destination options and
 // routing headers, so the glue hands such packets to it.
-static inline bool is_ipv6_ext(u8 nh) { return nh == 0 || nh == 43 || nh == 60 || nh == 51 || nh == 50 || nh == 135; }
+__attribute__((always_inline)) static inline bool is_ipv6_ext(u8 nh) { return nh == 0 || nh == 43 || nh == 60 || nh == 51 || nh == 50 || nh == 135; }
 
 // Sets l->end from an IP length field. Outer layer: must equal avail exactly. Inner layer: the smaller of the two
 // (never past the outer payload), flagged TGC_R_IP_LEN when they differ.
@@ -90,7 +90,7 @@ __attribute__((always_inline)) static inline unsigned parse_ip(const u8 *hdr, u3
 	return TGC_R_MALFORMED;
 }
 
-static inline bool is_tunnel_proto(u8 p) { return p == TGC_ENCAP_IPIP || p == TGC_ENCAP_SIT; }
+__attribute__((always_inline)) static inline bool is_tunnel_proto(u8 p) { return p == TGC_ENCAP_IPIP || p == TGC_ENCAP_SIT; }
 
 // tgc_parse(), inline: the receive loop runs it on every segment (one copy of the code, two call sites).
 static inline unsigned parse(const u8 *hdr, u32 hdr_len, u32 pkt_len, unsigned int encap, tgc_pkt *out)

@@ -11,7 +11,7 @@ namespace tungro {
 
 // Per-layer flow identity. IPv4: version/IHL, protocol, addresses. IPv6: version and flow label (RFC 6437: a
 // different label is a different flow), next header, addresses. TTL/TOS/ID are flush checks, not identity.
-static inline bool same_l3(const u8 *a, const u8 *b)
+__attribute__((always_inline)) static inline bool same_l3(const u8 *a, const u8 *b)
 {
 	if (ip_version(a) == 4)
 		return a[0] == b[0] && a[ipv4::kProto] == b[ipv4::kProto] && words_equal(a + ipv4::kSaddr, b + ipv4::kSaddr, 8);
@@ -99,7 +99,7 @@ constexpr u8 kEndFlags = tcp::kURG | tcp::kPSH | tcp::kRST | tcp::kSYN | tcp::kF
 
 // Whether the segment is short of full MSS segments: a wire segment shorter than @mss, or a GSO segment whose
 // length is not gso_segs * gso_size (6.12's tcp_gro_receive, out_check_final). Either ends its GRO packet.
-static inline bool short_of_mss(const tgc_pkt *pkt, u32 mss)
+__attribute__((always_inline)) static inline bool short_of_mss(const tgc_pkt *pkt, u32 mss)
 {
 	if (pkt->gso_size)
 		return pkt->payload_len != static_cast<u32>(pkt->gso_segs) * pkt->gso_size;

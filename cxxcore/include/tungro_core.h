@@ -84,6 +84,12 @@ enum tgc_reason {
 	TGC_R_DECRYPTED,	/* TLS device offload: decrypted state differs from the held packet (6.12's
 				 * skb_cmp_decrypted()) */
 	TGC_R_UDP_ENCAP,	/* carried in FOU/GUE (the caller saw is_fou): handed to the kernel's GRO */
+	/*
+	 * a tunnel's outer IPv4 ID with DF set neither increments nor stays fixed: 6.18 ends the
+	 * packet, 6.12 ignores outer IDs with DF set (case L11, an intended difference). Linux's own
+	 * tunnels send such IDs: __ip_select_ident() adds a random step when the jiffy changes.
+	 */
+	TGC_R_OUTER_ID,
 	TGC_R_COUNT
 };
 

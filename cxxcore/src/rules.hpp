@@ -79,6 +79,9 @@ static inline unsigned merge_flush(const tgc_pkt *pkt, const u8 *hdr, const tgc_
 		return TGC_R_OPTIONS;
 
 	unsigned r = l3_flush(hdr, held->hdr, held->count, 0, id_state);
+	// Counted apart: the one layer-3 rule where 6.18 (tungro) merges less than 6.12 (L11).
+	if (r == TGC_R_IP_ID && pkt->nlayers == 2 && (load16(hdr + ipv4::kFragOff) & ipv4::kDF))
+		r = TGC_R_OUTER_ID;
 	if (!r && pkt->nlayers == 2)
 		r = l3_flush(hdr + pkt->inner_off, held->hdr + pkt->inner_off, held->count, 1, id_state);
 	if (r)

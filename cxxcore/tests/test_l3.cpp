@@ -107,6 +107,30 @@ TEST(Layer3, L11_OuterRandomIdsWithDfDoNotMerge)
 	for (size_t i = 0; i < 3; i++)
 		t[i].outer.id = ids[i];
 	EXPECT_EQ(gro_counts(t), Counts({1, 1, 1})); // 6.12 merges all: intended difference
+	// Counted as its own reason, so the difference from 6.12 is measured wherever tungro runs (demo, debugfs).
+	MiniGro g(TGC_ENCAP_IPIP);
+	g.receive_all(build_all(t));
+	g.flush();
+	EXPECT_EQ(g.reason_count(TGC_R_OUTER_ID), 2u);
+	EXPECT_EQ(g.reason_count(TGC_R_IP_ID), 0u);
+	EXPECT_STREQ(tgc_reason_name(TGC_R_OUTER_ID), "outer_id");
+}
+
+// The same random outer IDs with DF clear: 6.12 checks them too, so it is the plain ID rule, not L11's.
+TEST(Layer3, L11_OuterRandomIdsWithoutDfAreTheIdRule)
+{
+	auto t = train(ipip(), 3);
+	const uint16_t ids[] = {9, 4711, 3};
+	for (size_t i = 0; i < 3; i++) {
+		t[i].outer.id = ids[i];
+		t[i].outer.df = false;
+	}
+	MiniGro g(TGC_ENCAP_IPIP);
+	g.receive_all(build_all(t));
+	g.flush();
+	EXPECT_EQ(g.seg_counts(), Counts({1, 1, 1}));
+	EXPECT_EQ(g.reason_count(TGC_R_IP_ID), 2u);
+	EXPECT_EQ(g.reason_count(TGC_R_OUTER_ID), 0u);
 }
 
 TEST(Layer3, L12_InnerDfClearFixedIdMerges)

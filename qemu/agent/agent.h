@@ -169,6 +169,7 @@ uint64_t softirq_ns(void);      /* /proc/stat softirq time of all CPUs, ns (USER
 #define IL_MAX_WINDOWS 32       /* per engine */
 struct il_window {
 	uint64_t wire, gro, bytes, usecs, softirq_ns;
+	uint64_t outer_id;      /* tungro's flush_outer_id: packets ended by 6.18's outer-ID rule (L11) */
 };
 /* One engine's windows of a comparison, and their sums. */
 struct ab_counts {

@@ -43,6 +43,10 @@ struct row {
 	const char *same_as_kernel;       /* this engine is the kernel's GRO here: why */
 	double spg;                       /* segments per GRO packet, pooled */
 	double ratio, ratio_half, p;      /* to the kernel's: mean of per-round ratios, 95% CI half-width, Wilcoxon */
+	/* the same with the packets ended by 6.18's outer-ID rule (L11, README) merged back, as 6.12 merges them */
+	double ratio612, p612;
+	uint64_t outer_id;                /* those packets: flush_outer_id */
+	double rounds612[ROUNDS];
 	double cpu, cpu_half;             /* softirq ns per wire segment; cpu < 0: not measured */
 	double rounds[ROUNDS], cpus[ROUNDS];
 	int n;
@@ -66,7 +70,7 @@ static void cpu_measure_check(int irqtime)
 	cs[strcspn(cs, "\n")] = 0;
 	if (!irqtime)
 		snprintf(g_cpu_why, sizeof(g_cpu_why), "kernel without CONFIG_IRQ_TIME_ACCOUNTING");
-	else if (!strcmp(uname_machine(), "x86_64") && strcmp(cs, "tsc"))
+	else if (!strcmp(uname_machine(), "x86_64") && strncmp(cs, "tsc", 3))   /* tsc, or tsc-early this soon */
 		snprintf(g_cpu_why, sizeof(g_cpu_why), "TSC unusable in this boot (clocksource %s): IRQ time is off", cs);
 	else
 		g_cpu_ok = 1;
@@ -75,13 +79,14 @@ static void cpu_measure_check(int irqtime)
 /* Figures of a row from its per-round values (segments per GRO packet, ns per wire segment) and the kernel's. */
 static void row_finish(struct row *w, const struct row *k)
 {
-	double d[ROUNDS], q[ROUNDS];
+	double d[ROUNDS], q[ROUNDS], half;
 	w->spg = w->gro ? (double)w->wire / (double)w->gro : 0;
 	if (g_cpu_ok)
 		mean_ci95(w->cpus, w->n, &w->cpu, &w->cpu_half);
 	else
 		w->cpu = -1;
-	w->p = 1.0;
+	w->p = w->p612 = 1.0;
+	w->ratio612 = 1.0;
 	if (w == k || !k->ran || k->n != w->n)
 		return;
 	for (int i = 0; i < w->n; i++) {
@@ -90,6 +95,18 @@ static void row_finish(struct row *w, const struct row *k)
 	}
 	mean_ci95(q, w->n, &w->ratio, &w->ratio_half);
 	w->p = wilcoxon_p_below(d, w->n);
+	for (int i = 0; i < w->n; i++) {
+		d[i] = w->rounds612[i] - k->rounds[i];
+		q[i] = k->rounds[i] > 0 ? w->rounds612[i] / k->rounds[i] : 0;
+	}
+	mean_ci95(q, w->n, &w->ratio612, &half);
+	w->p612 = wilcoxon_p_below(d, w->n);
+}
+
+/* One round's segments per GRO packet with the outer-ID cuts undone: each joined two packets 6.12 keeps as one. */
+static double spg612(uint64_t wire, uint64_t gro, uint64_t outer_id)
+{
+	return gro > outer_id ? (double)wire / (double)(gro - outer_id) : 0;
 }
 
 /* ---- stream scenarios: one stream (or 200 connections), windows interleaved ---- */
@@ -127,6 +144,8 @@ static void demo_interleaved(int s, const struct scenario *sc, int nconn, int ne
 		for (int i = 0; i < w->n; i++) {
 			const struct il_window *x = &eng[e].w[i];
 			w->rounds[i] = x->gro ? (double)x->wire / (double)x->gro : 0;
+			w->rounds612[i] = spg612(x->wire, x->gro, x->outer_id);
+			w->outer_id += x->outer_id;
 			w->cpus[i] = x->wire ? (double)x->softirq_ns / (double)x->wire : 0;
 		}
 	}
@@ -167,7 +186,10 @@ static void demo_train(int s, void (*build)(struct sd *t, int *n))
 			bad += x.bad;
 			if (x.lost || x.bad)
 				snprintf(why, sizeof(why), "%s", x.why);
+			uint64_t oid = x.have_tg ? stats_get(&x.tg, "flush_outer_id") : 0;
 			w->rounds[w->n] = x.spg;
+			w->rounds612[w->n] = spg612(x.wire, x.gro, oid);
+			w->outer_id += oid;
 			w->cpus[w->n] = x.wire ? (double)x.softirq_ns / (double)x.wire : 0;
 			w->n++;
 			w->wire += x.wire;
@@ -208,16 +230,17 @@ static void demo_report(void)
 	out("%s", "");
 	out("GRO engines on %s, kernel %s: %d windows (trains) per engine, interleaved; ratio = tungro/kernel segments"
 	    " per GRO packet, mean of per-round ratios [95%% CI]; p = one-sided Wilcoxon signed-rank, tungro worse;"
-	    " CPU = softirq us per wire segment [95%% CI] (%s)", uname_machine(), uname_release(), ROUNDS,
+	    " L11 = packets ended by 6.18's outer-ID rule (6.12 ignores outer IDs with DF set), and the ratio with them"
+	    " merged back; CPU = softirq us per wire segment [95%% CI] (%s)", uname_machine(), uname_release(), ROUNDS,
 	    g_cpu_ok ? "/proc/stat, IRQ time accounting" : g_cpu_why);
-	out("%-16s %-8s %8s %-20s %7s %9s %7s %-18s %-9s %-21s %s", "scenario", "engine", "segs/GRO",
-	    "ratio [95% CI]", "p", "pkts/list", "evicted", "polls (avg, full)", "nh g/u/o", "CPU us/seg [95% CI]",
-	    "bytes");
+	out("%-16s %-8s %8s %-20s %7s %-14s %9s %7s %-18s %-9s %-21s %s", "scenario", "engine", "segs/GRO",
+	    "ratio [95% CI]", "p", "L11 (ratio)", "pkts/list", "evicted", "polls (avg, full)", "nh g/u/o",
+	    "CPU us/seg [95% CI]", "bytes");
 	for (int s = 0; s < N_SC; s++) {
 		for (int e = 0; e < N_ENG; e++) {
 			const struct row *w = &g_rows[s][e];
-			char ratio[32] = "-", p[16] = "-", lists[16] = "-", ev[16] = "-", polls[32] = "-", nh[24] = "-",
-			     cpu[40];
+			char ratio[32] = "-", p[16] = "-", l11[32] = "-", lists[16] = "-", ev[16] = "-", polls[32] = "-",
+			     nh[24] = "-", cpu[40];
 			if (w->same_as_kernel) {
 				out("%-16s %-8s %s", sc_name[s], g_eng_name[e], w->same_as_kernel);
 				continue;
@@ -230,6 +253,7 @@ static void demo_report(void)
 				snprintf(ratio, sizeof(ratio), "%.3f [%.3f,%.3f]", w->ratio, w->ratio - w->ratio_half,
 					 w->ratio + w->ratio_half);
 				snprintf(p, sizeof(p), "%.2g", w->p);
+				snprintf(l11, sizeof(l11), "%" PRIu64 " (%.3f)", w->outer_id, w->ratio612);
 			}
 			uint64_t np = stats_get(&w->tg, "polls"), nl = stats_get(&w->tg, "lists");
 			if (e == ENG_ENGINE && w->have_tg) {
@@ -242,8 +266,9 @@ static void demo_report(void)
 				snprintf(nh, sizeof(nh), "%" PRIu64 "/%" PRIu64 "/%" PRIu64, stats_get(&w->tg, "not_handled_gre"),
 					 stats_get(&w->tg, "not_handled_udp"), stats_get(&w->tg, "not_handled_other"));
 			}
-			out("%-16s %-8s %8.2f %-20s %7s %9s %7s %-18s %-9s %-21s %s", sc_name[s], g_eng_name[e], w->spg,
-			    ratio, p, lists, ev, polls, nh, fmt_cpu(w, cpu, sizeof(cpu)), w->bytes_ok ? "ok" : "DIFFER");
+			out("%-16s %-8s %8.2f %-20s %7s %-14s %9s %7s %-18s %-9s %-21s %s", sc_name[s], g_eng_name[e],
+			    w->spg, ratio, p, l11, lists, ev, polls, nh, fmt_cpu(w, cpu, sizeof(cpu)),
+			    w->bytes_ok ? "ok" : "DIFFER");
 		}
 	}
 	out("(kernel, offloads: the device's NAPI and the kernel's GRO lists, whose lists, evictions and polls debugfs"
@@ -254,16 +279,24 @@ static void demo_report(void)
 			const struct row *w = &g_rows[s][e];
 			if (!w->ran || w->same_as_kernel)
 				continue;
+			char reasons[160] = "-";
+			if (w->have_tg)
+				stats_top_reasons(&w->tg, reasons, sizeof(reasons));
 			out("RESULT arch=%s kernel=%s scenario=%s engine=%s segs_per_gro=%.3f ratio=%.4f ratio_ci=%.4f"
 			    " p_worse=%.3g cpu_ns_per_seg=%.1f cpu_ci=%.1f wire_segs=%" PRIu64 " gro_pkts=%" PRIu64
-			    " evicted=%" PRIu64 " polls=%" PRIu64 " lists=%" PRIu64 " retries=%d bytes=%s", uname_machine(),
-			    uname_release(), sc_name[s], g_eng_name[e], w->spg, e ? w->ratio : 1.0, e ? w->ratio_half : 0,
-			    w->p, w->cpu, w->cpu < 0 ? 0 : w->cpu_half, w->wire, w->gro, stats_get(&w->tg, "evicted"),
-			    stats_get(&w->tg, "polls"), stats_get(&w->tg, "lists"), w->retries, w->bytes_ok ? "ok" : "DIFFER");
+			    " evicted=%" PRIu64 " polls=%" PRIu64 " lists=%" PRIu64 " retries=%d bytes=%s outer_id=%" PRIu64
+			    " ratio612=%.4f p612_worse=%.3g reasons=%s", uname_machine(), uname_release(), sc_name[s],
+			    g_eng_name[e], w->spg, e ? w->ratio : 1.0, e ? w->ratio_half : 0, w->p, w->cpu,
+			    w->cpu < 0 ? 0 : w->cpu_half, w->wire, w->gro, stats_get(&w->tg, "evicted"),
+			    stats_get(&w->tg, "polls"), stats_get(&w->tg, "lists"), w->retries, w->bytes_ok ? "ok" : "DIFFER",
+			    w->outer_id, e ? w->ratio612 : 1.0, w->p612, reasons);
 		}
 }
 
-/* The gate: tungro worse than the kernel with p < 0.01 (bytes are checked per scenario above). */
+/* The gate: tungro worse than the kernel with p < 0.01 (bytes are checked per scenario above), once the packets
+ * ended by the one intended layer-3 difference that costs coalescing (L11: 6.18's outer-ID rule, which Linux's own
+ * tunnels meet whenever a jiffy passes between two of their GSO packets) are merged back as 6.12 merges them. The
+ * raw ratio, its p and that count are printed beside it. */
 static void demo_verdict(void)
 {
 	for (int s = 0; s < N_SC; s++)
@@ -280,10 +313,11 @@ static void demo_verdict(void)
 				    stats_get(&w->tg, "not_handled_udp"));
 				continue;
 			}
-			check(name, w->p >= P_FAIL, "%s %.2f vs kernel %.2f segs/GRO packet, ratio %.3f [%.3f,%.3f], "
-			      "one-sided Wilcoxon p = %.2g over %d rounds (fails only below %.2f); retries %d", g_eng_name[e],
-			      w->spg, g_rows[s][ENG_KERNEL].spg, w->ratio, w->ratio - w->ratio_half,
-			      w->ratio + w->ratio_half, w->p, w->n, P_FAIL, w->retries);
+			check(name, w->p612 >= P_FAIL, "%s %.2f vs kernel %.2f segs/GRO packet, ratio %.3f [%.3f,%.3f], "
+			      "one-sided Wilcoxon p = %.2g over %d rounds; %" PRIu64 " packets ended by 6.18's outer-ID rule"
+			      " (L11): merged back as 6.12 does, ratio %.3f, p = %.2g (fails only below %.2f); retries %d",
+			      g_eng_name[e], w->spg, g_rows[s][ENG_KERNEL].spg, w->ratio, w->ratio - w->ratio_half,
+			      w->ratio + w->ratio_half, w->p, w->n, w->outer_id, w->ratio612, w->p612, P_FAIL, w->retries);
 		}
 	const struct row *k = &g_rows[SC_TRAINS16][ENG_KERNEL], *t = &g_rows[SC_TRAINS16][ENG_ENGINE];
 	if (k->ran && t->ran)

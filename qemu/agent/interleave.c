@@ -144,6 +144,8 @@ static void *il_main(void *arg)
 			w->bytes = w1.bytes - w0.bytes;
 			w->usecs = w1.usecs - w0.usecs;
 			w->softirq_ns = w1.softirq_ns - w0.softirq_ns;
+			w->outer_id = kind == ENG_KERNEL ? 0 :
+				      stats_get(&s1, "flush_outer_id") - stats_get(&s0, "flush_outer_id");
 			c->wire += w->wire;
 			c->gro += w->gro;
 			c->bytes += w->bytes;

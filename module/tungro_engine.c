@@ -343,6 +343,7 @@ static int tungro_rxq_poll(struct napi_struct *napi, int budget)
 			tgc_engine_flush(q->engine);
 		tungro_rxq_deliver(q);
 		tungro_rxq_publish(q);
+		WRITE_ONCE(q->last_poll, jiffies);
 		return budget;
 	}
 
@@ -362,7 +363,39 @@ static int tungro_rxq_poll(struct napi_struct *napi, int budget)
 		}
 	}
 	tungro_rxq_publish(q);
+	WRITE_ONCE(q->last_poll, jiffies);
 	return work;
+}
+
+static void tungro_rxq_kick_here(void *arg)
+{
+	struct tungro_rxq *q = arg;
+
+	napi_schedule(&q->napi);
+}
+
+/*
+ * Schedules the queue's NAPI for a frame that found the input queue empty. Where the last poll
+ * ended within the last jiffy it runs there again, through an IPI when that is another CPU: what
+ * it delivered may still wait in that CPU's backlog or in a tunnel's per-CPU gro_cells, and a
+ * poll on this CPU would send the flows' next packets through this CPU's, ahead of them. So the
+ * device's interrupt moving between CPUs under a stream no longer moves tungro's deliveries; they
+ * follow it once the queue has been idle for a jiffy, and at once while detaching (its direct
+ * pass wants the last poll on the frames' CPU). -EBUSY: a kick is pending and its poll will see
+ * this frame.
+ */
+static void tungro_rxq_schedule(struct tungro_rxq *q)
+{
+	unsigned int home = READ_ONCE(q->poll_cpu);
+	int err;
+
+	if (home != smp_processor_id() && !READ_ONCE(q->td->closing) &&
+	    time_before_eq(jiffies, READ_ONCE(q->last_poll) + 1) && cpu_online(home)) {
+		err = smp_call_function_single_async(home, &q->csd);
+		if (!err || err == -EBUSY)
+			return;
+	}
+	napi_schedule(&q->napi);
 }
 
 /**
@@ -388,14 +421,7 @@ void tungro_rxq_enqueue(struct tungro_rxq *q, struct sk_buff *skb)
 	__skb_queue_tail(&q->input, skb);
 	spin_unlock_irqrestore(&q->input.lock, flags);
 	if (first)
-		napi_schedule(&q->napi);
-}
-
-static void tungro_rxq_kick_here(void *arg)
-{
-	struct tungro_rxq *q = arg;
-
-	napi_schedule(&q->napi);
+		tungro_rxq_schedule(q);
 }
 
 /**
@@ -455,12 +481,18 @@ int tungro_rxq_init(struct tungro_rxq *q, struct tungro_dev *td, u32 buckets, u3
 	}
 	skb_queue_head_init(&q->input);
 	INIT_LIST_HEAD(&q->out);
+	INIT_CSD(&q->csd, tungro_rxq_kick_here, q);
+	q->last_poll = jiffies - HZ;
 	u64_stats_init(&q->syncp);
 	hrtimer_init(&q->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED);
 	q->timer.function = tungro_rxq_timer;
 	netif_napi_add(td->napi_dev, &q->napi, tungro_rxq_poll);
 	napi_enable(&q->napi);
 	return 0;
+}
+
+static void tungro_rxq_ipi_done(void *unused)
+{
 }
 
 /**
@@ -479,6 +511,12 @@ void tungro_rxq_stop(struct tungro_rxq *q, bool direct, u64 *held, u64 *queued)
 
 	napi_disable(&q->napi);
 	hrtimer_cancel(&q->timer);
+	/*
+	 * A kick of tungro_rxq_schedule() may still be queued on another CPU (q->csd): a waiting
+	 * IPI to every CPU returns once each has run what was queued before it, so none runs after
+	 * the queue is freed (its napi_schedule() finds the NAPI disabled).
+	 */
+	on_each_cpu(tungro_rxq_ipi_done, NULL, 1);
 	q->direct = direct;
 	tgc_engine_get_stats(q->engine, &st);
 	*held += st.held_now;

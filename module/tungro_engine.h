@@ -13,6 +13,7 @@
 #include <linux/netdevice.h>
 #include <linux/seq_file.h>
 #include <linux/skbuff.h>
+#include <linux/smp.h>
 #include <linux/u64_stats_sync.h>
 
 #include "../cxxcore/include/tungro_core.h"
@@ -56,6 +57,8 @@ struct tungro_rxq {
 	u32 defer_count;		/* napi_defer_hard_irqs deferrals left (poll only) */
 	unsigned int cpu;		/* where the last frame was queued (tungro_rxq_kick) */
 	unsigned int poll_cpu;		/* where the last poll ran (a detach's direct pass) */
+	unsigned long last_poll;	/* jiffies at the end of the last poll */
+	call_single_data_t csd;		/* a poll scheduled on poll_cpu from another CPU */
 	struct hrtimer timer;		/* gro_flush_timeout: polls again for what is kept */
 	u64 acc[TUNGRO_Q_COUNT];	/* counters, written by the NAPI poll only ... */
 	struct u64_stats_sync syncp;	/* ... published at the end of each poll: */

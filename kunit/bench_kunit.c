@@ -12,8 +12,11 @@
 #include "../module/tungro.h"
 #include "tungro_kunit.h"
 
-#define BENCH_REPS 21
 #define BENCH_MAX_SEGS 256
+
+static unsigned int bench_reps = 21;
+module_param(bench_reps, uint, 0444);
+MODULE_PARM_DESC(bench_reps, "timed runs per train and path of tungro_bench, 1..1000 (default 21)");
 
 struct bench_train {
 	const char *name;
@@ -58,7 +61,9 @@ static void tungro_bench_trains(struct kunit *test)
 	struct tgk_bench_sample r[TGK_PATHS];
 	unsigned int n = bench_build(t, s), rep, k, deferred = 0;
 
-	for (rep = 0; rep < BENCH_REPS; rep++) {
+	KUNIT_ASSERT_TRUE_MSG(test, bench_reps >= 1 && bench_reps <= 1000, "bench_reps %u: 1..1000",
+			      bench_reps);
+	for (rep = 0; rep < bench_reps; rep++) {
 		/* the kernel's run first in even reps, last in odd ones: drift hits both */
 		for (k = 0; k < TGK_PATHS; k++) {
 			enum tgk_path p = rep & 1 ? (k + 1) % TGK_PATHS : k;
@@ -92,7 +97,7 @@ static void tungro_bench_trains(struct kunit *test)
 		}
 	}
 	kunit_info(test, "%s: %u segments, %u reps per path, %u engine runs left to ksoftirqd\n",
-		   t->name, n, BENCH_REPS, deferred);
+		   t->name, n, bench_reps, deferred);
 }
 
 static struct kunit_case tungro_bench_cases[] = {

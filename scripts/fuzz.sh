@@ -8,7 +8,7 @@
 #                             10,000,000) or its share of the time; then the corpora are minimised and the coverage
 #                             is reported: below TUNGRO_COV_MIN % of lines (default 90) or a function never reached
 #                             fails.
-#   scripts/fuzz.sh --smoke   make test's smoke: TUNGRO_FUZZ_SECONDS (default 21) over the three, no coverage.
+#   scripts/fuzz.sh --smoke   make test's smoke: TUNGRO_FUZZ_SECONDS (default 12) over the three, no coverage.
 # Seeds are generated (fuzz_X_corpus --write from tests/frames.cpp, --write-pcap from ../shared/captures); the grown
 # corpora stay in build/fuzz/corpus-X (the smoke's in build/fuzz-smoke) between runs. A failure names the input that caused it and how to replay it.
 set -euo pipefail
@@ -16,7 +16,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/scripts/lib.sh"
 smoke=0
 [ "${1:-}" = --smoke ] && smoke=1
-budget=${TUNGRO_FUZZ_SECONDS:-$([ $smoke = 1 ] && echo 21 || echo 1800)}
+budget=${TUNGRO_FUZZ_SECONDS:-$([ $smoke = 1 ] && echo 12 || echo 1800)}
 runs=${TUNGRO_FUZZ_RUNS:-10000000}
 cov_min=${TUNGRO_COV_MIN:-90}
 harnesses=(parse receive engine)

@@ -20,8 +20,8 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 "$here/scripts/bench.sh" --check
 
 # libFuzzer smoke run of the core's three harnesses (scripts/fuzz.sh --smoke; make fuzz runs them long):
-# TUNGRO_FUZZ_SECONDS (default 21; 0 skips) bounds it; needs clang++-14 and its fuzzer runtime (libclang-rt-14-dev).
-if [ "${TUNGRO_FUZZ_SECONDS:-21}" = 0 ]; then
+# TUNGRO_FUZZ_SECONDS (default 12; 0 skips) bounds it; needs clang++-14 and its fuzzer runtime (libclang-rt-14-dev).
+if [ "${TUNGRO_FUZZ_SECONDS:-12}" = 0 ]; then
   log "fuzz smoke: skipped (TUNGRO_FUZZ_SECONDS=0)"
 elif ! command -v clang++-14 >/dev/null; then
   log "fuzz smoke: SKIPPED: clang++-14 not installed (apt-get install clang-14 libclang-rt-14-dev)"

@@ -7,6 +7,7 @@
  *   tungro.irqtime=1        the kernel has CONFIG_IRQ_TIME_ACCOUNTING (the demo reports softirq time per segment)
  *   tungro.cycles=N         test: insmod/rmmod cycles of tungro under traffic (K06; default 200)
  *   tungro.fuzz_trains=N    kunit: random trains of the skb-shape fuzzer (tungro_kunit.ko's fuzz_trains)
+ *   tungro.bench_reps=N     kunit: reps per path of tungro_bench (tungro_kunit.ko's bench_reps)
  *   tungro.deadline=S       give up S seconds after boot with a failure line (boot.sh sets it below its timeout)
  * Results go to the virtio-serial port named tungro.results and to the console; the last line is
  * "success" or "failure: <reason>".
@@ -30,6 +31,7 @@ static unsigned opt_mib;
 static unsigned opt_deadline = 3600;
 static unsigned opt_cycles = 200;
 unsigned opt_fuzz_trains; /* kunit mode: tungro_kunit.ko's fuzz_trains (0: its default) */
+unsigned opt_bench_reps;  /* kunit mode: tungro_kunit.ko's bench_reps (0: its default) */
 static int opt_irqtime;
 
 static void mount_one(const char *src, const char *dir, const char *type)
@@ -79,6 +81,12 @@ static void parse_cmdline(void)
 			if (*end || v < 1 || v > 10000000)
 				die("bad tungro.fuzz_trains '%s' (1..10000000)", tok + 19);
 			opt_fuzz_trains = (unsigned)v;
+		} else if (!strncmp(tok, "tungro.bench_reps=", 18)) {
+			char *end;
+			unsigned long v = strtoul(tok + 18, &end, 10);
+			if (*end || v < 1 || v > 1000)
+				die("bad tungro.bench_reps '%s' (1..1000)", tok + 18);
+			opt_bench_reps = (unsigned)v;
 		} else if (!strcmp(tok, "tungro.irqtime=1")) {
 			opt_irqtime = 1;
 		} else if (!strncmp(tok, "tungro.deadline=", 16)) {

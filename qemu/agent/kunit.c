@@ -25,6 +25,9 @@ void kunit_mode(void)
 		die("open /dev/kmsg: %s", strerror(-kmsg));
 	if (opt_fuzz_trains)
 		snprintf(params, sizeof(params), "fuzz_trains=%u", opt_fuzz_trains);
+	if (opt_bench_reps)
+		snprintf(params + strlen(params), sizeof(params) - strlen(params), "%sbench_reps=%u",
+			 params[0] ? " " : "", opt_bench_reps);
 	rc = mod_load_file_params(KUNIT_MODULE_PATH, params);
 	if (rc)
 		fail("finit_module %s: %s", KUNIT_MODULE_PATH, strerror(-rc));

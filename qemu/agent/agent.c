@@ -53,6 +53,39 @@ static void setup_console(void)
 	g_console_fd = 1;
 }
 
+/* The numeric tungro.<name>= options: a whole number in [min, max], or the agent stops naming the option. */
+static const struct num_opt {
+	const char *name;       /* with the "tungro." prefix and the '=' */
+	unsigned *val;
+	unsigned long min, max;
+	const char *range;      /* as the error message says it */
+} num_opts[] = {
+	/* mib 0: the mode's default (conform sends no streams, guest.sh passes 0) */
+	{ "tungro.mib=", &opt_mib, 0, 4096, "0..4096" },
+	{ "tungro.cycles=", &opt_cycles, 1, 100000, "1..100000" },
+	{ "tungro.fuzz_trains=", &opt_fuzz_trains, 1, 10000000, "1..10000000" },
+	{ "tungro.bench_reps=", &opt_bench_reps, 1, 1000, "1..1000" },
+	{ "tungro.deadline=", &opt_deadline, 10, 1000000, "seconds after boot, 10..1000000" },
+};
+
+/* Returns 1 when tok is one of num_opts (and stores its value), 0 when it is none of them. */
+static int parse_num_opt(const char *tok)
+{
+	for (size_t i = 0; i < sizeof(num_opts) / sizeof(num_opts[0]); i++) {
+		const struct num_opt *o = &num_opts[i];
+		size_t n = strlen(o->name);
+		if (strncmp(tok, o->name, n))
+			continue;
+		char *end;
+		unsigned long v = strtoul(tok + n, &end, 10);
+		if (!tok[n] || *end || v < o->min || v > o->max)
+			die("bad %.*s '%s' (%s)", (int)(n - 1), o->name, tok + n, o->range);
+		*o->val = (unsigned)v;
+		return 1;
+	}
+	return 0;
+}
+
 static void parse_cmdline(void)
 {
 	static char buf[4096];
@@ -60,42 +93,12 @@ static void parse_cmdline(void)
 	if (rc)
 		die("read /proc/cmdline: %s", strerror(-rc));
 	for (char *save = NULL, *tok = strtok_r(buf, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
-		if (!strncmp(tok, "tungro.mode=", 12)) {
+		if (!strncmp(tok, "tungro.mode=", 12))
 			opt_mode = tok + 12;
-		} else if (!strncmp(tok, "tungro.mib=", 11)) {
-			char *end;
-			unsigned long v = strtoul(tok + 11, &end, 10);
-			/* 0: the mode's default (conform sends no streams, guest.sh passes 0) */
-			if (*end || v > 4096)
-				die("bad tungro.mib '%s' (0..4096)", tok + 11);
-			opt_mib = (unsigned)v;
-		} else if (!strncmp(tok, "tungro.cycles=", 14)) {
-			char *end;
-			unsigned long v = strtoul(tok + 14, &end, 10);
-			if (*end || v < 1 || v > 100000)
-				die("bad tungro.cycles '%s' (1..100000)", tok + 14);
-			opt_cycles = (unsigned)v;
-		} else if (!strncmp(tok, "tungro.fuzz_trains=", 19)) {
-			char *end;
-			unsigned long v = strtoul(tok + 19, &end, 10);
-			if (*end || v < 1 || v > 10000000)
-				die("bad tungro.fuzz_trains '%s' (1..10000000)", tok + 19);
-			opt_fuzz_trains = (unsigned)v;
-		} else if (!strncmp(tok, "tungro.bench_reps=", 18)) {
-			char *end;
-			unsigned long v = strtoul(tok + 18, &end, 10);
-			if (*end || v < 1 || v > 1000)
-				die("bad tungro.bench_reps '%s' (1..1000)", tok + 18);
-			opt_bench_reps = (unsigned)v;
-		} else if (!strcmp(tok, "tungro.irqtime=1")) {
+		else if (!strcmp(tok, "tungro.irqtime=1"))
 			opt_irqtime = 1;
-		} else if (!strncmp(tok, "tungro.deadline=", 16)) {
-			char *end;
-			unsigned long v = strtoul(tok + 16, &end, 10);
-			if (*end || v < 10)
-				die("bad tungro.deadline '%s' (seconds after boot, >= 10)", tok + 16);
-			opt_deadline = (unsigned)v;
-		}
+		else
+			parse_num_opt(tok);
 	}
 	if (strcmp(opt_mode, "demo") && strcmp(opt_mode, "test") && strcmp(opt_mode, "kunit") &&
 	    strcmp(opt_mode, "conform"))

@@ -309,7 +309,7 @@ static void engine_compare(const struct scenario *sc, uint64_t bytes)
 	check(name, a.have_d && stats_get(&a.d, "merged") > 0 && (g_debug || (p612 >= ENGINE_P_FAIL && t > 1.0)),
 	      "engine %.2f vs kernel %.2f segs/GRO packet on one connection, %d windows each, interleaved; paired test"
 	      " over %d window pairs: engine worse with p = %.3f; with its %" PRIu64 " L11 packets (outer_id) merged back"
-	      " p = %.3f (fail below %.2f; need > 1 too%s); engine merged %" PRIu64, t, k, g_rounds, a.pairs, p,
+	      " p = %.3f (fail below %.3g; need > 1 too%s); engine merged %" PRIu64, t, k, g_rounds, a.pairs, p,
 	      a.outer_id, p612, ENGINE_P_FAIL, g_debug ? "; debug kernel: reported only, the sanitizers set the timing" : "",
 	      stats_get(&a.d, "merged"));
 	/* GRO packets per PSH mark: the cuts beyond the ones the traffic makes itself (IPIP, SIT: tungro's offload

@@ -156,11 +156,6 @@ static bool tungro_is_virtio_net(const struct net_device *dev)
 	       !strcmp(parent->driver->name, "virtio_net");
 }
 
-static void tungro_napi_schedule_here(void *napi)
-{
-	napi_schedule(napi);
-}
-
 /*
  * Clears NETIF_F_GRO of a running device with its NAPI instances quiet. A NAPI that holds packets
  * in its GRO lists when GRO goes off hands the flow's later segments up first: dev_gro_receive()
@@ -199,11 +194,7 @@ static void tungro_gro_off(struct tungro_dev *td)
 		if (!napi->weight)
 			continue;
 		napi_enable(napi);
-		/* BH off: a poll raised here runs at local_bh_enable(), not at the next IRQ */
-		local_bh_disable();
-		if (cpu < 0 || smp_call_function_single(cpu, tungro_napi_schedule_here, napi, 1))
-			napi_schedule(napi);	/* no frame seen, or that CPU went offline */
-		local_bh_enable();
+		tungro_napi_schedule_on(napi, cpu);	/* cpu -1: no frame seen yet */
 	}
 }
 

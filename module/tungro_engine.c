@@ -367,11 +367,26 @@ static int tungro_rxq_poll(struct napi_struct *napi, int budget)
 	return work;
 }
 
-static void tungro_rxq_kick_here(void *arg)
+/* IPI callback: schedules the NAPI instance @napi on the CPU that runs it. */
+static void tungro_napi_schedule_here(void *napi)
 {
-	struct tungro_rxq *q = arg;
+	napi_schedule(napi);
+}
 
-	napi_schedule(&q->napi);
+/**
+ * tungro_napi_schedule_on() - schedule a NAPI instance on a given CPU and wait for that
+ * @napi: the instance (the device's, at attach; a queue's, at detach)
+ * @cpu: where its poll should run; -1 or an offline CPU: here
+ *
+ * BH is off around it, so a poll raised on this CPU runs at local_bh_enable(), not at the next
+ * interrupt. Process context (a waiting IPI).
+ */
+void tungro_napi_schedule_on(struct napi_struct *napi, int cpu)
+{
+	local_bh_disable();
+	if (cpu < 0 || smp_call_function_single(cpu, tungro_napi_schedule_here, napi, 1))
+		napi_schedule(napi);
+	local_bh_enable();
 }
 
 /*
@@ -436,11 +451,7 @@ void tungro_rxq_enqueue(struct tungro_rxq *q, struct sk_buff *skb)
  */
 void tungro_rxq_kick(struct tungro_rxq *q)
 {
-	/* BH off: a poll raised on this CPU runs at local_bh_enable(), not at the next interrupt */
-	local_bh_disable();
-	if (smp_call_function_single(READ_ONCE(q->cpu), tungro_rxq_kick_here, q, 1))
-		napi_schedule(&q->napi);	/* that CPU went offline: here, then */
-	local_bh_enable();
+	tungro_napi_schedule_on(&q->napi, READ_ONCE(q->cpu));
 }
 
 static enum hrtimer_restart tungro_rxq_timer(struct hrtimer *t)
@@ -481,7 +492,7 @@ int tungro_rxq_init(struct tungro_rxq *q, struct tungro_dev *td, u32 buckets, u3
 	}
 	skb_queue_head_init(&q->input);
 	INIT_LIST_HEAD(&q->out);
-	INIT_CSD(&q->csd, tungro_rxq_kick_here, q);
+	INIT_CSD(&q->csd, tungro_napi_schedule_here, &q->napi);
 	q->last_poll = jiffies - HZ;
 	u64_stats_init(&q->syncp);
 	hrtimer_init(&q->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED);

@@ -84,6 +84,7 @@ struct tungro_dev {
 int tungro_rxq_init(struct tungro_rxq *q, struct tungro_dev *td, u32 buckets, u32 flows, u32 flags);
 void tungro_rxq_enqueue(struct tungro_rxq *q, struct sk_buff *skb);
 void tungro_rxq_kick(struct tungro_rxq *q);
+void tungro_napi_schedule_on(struct napi_struct *napi, int cpu);
 void tungro_rxq_stop(struct tungro_rxq *q, bool direct, u64 *held, u64 *queued);
 void tungro_rxq_free(struct tungro_rxq *q);
 int tungro_engine_show(struct seq_file *m, struct tungro_dev *td);

@@ -197,6 +197,9 @@ int run_interleaved(const struct il_spec *sp, struct ab_counts *eng, struct run_
 int run_stream_ab(const struct scenario *sc, int windows, unsigned window_mib, uint64_t bytes, uint64_t seed,
 		  struct ab_counts eng[2], struct run_result *r, char *err, size_t errcap);
 double ab_segs_per_gro(const struct ab_counts *c);
+/* Segments per GRO packet of a window with its L11 packets (flush_outer_id) merged back, as 6.12 keeps them: each
+ * such cut made two packets of one. 0 when nothing is left. */
+double segs_per_gro_612(uint64_t wire, uint64_t gro, uint64_t outer_id);
 const char *uname_machine(void);
 const char *uname_release(void);
 

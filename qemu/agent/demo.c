@@ -13,13 +13,7 @@
  */
 #include "trains.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
-#include <linux/if_ether.h>
-#include <linux/if_packet.h>
-#include <math.h>
-#include <net/if.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,11 +97,6 @@ static void row_finish(struct row *w, const struct row *k)
 	w->p612 = wilcoxon_p_below(d, w->n);
 }
 
-/* One round's segments per GRO packet with the outer-ID cuts undone: each joined two packets 6.12 keeps as one. */
-static double spg612(uint64_t wire, uint64_t gro, uint64_t outer_id)
-{
-	return gro > outer_id ? (double)wire / (double)(gro - outer_id) : 0;
-}
 
 /* ---- stream scenarios: one stream (or 200 connections), windows interleaved ---- */
 
@@ -144,7 +133,7 @@ static void demo_interleaved(int s, const struct scenario *sc, int nconn, int ne
 		for (int i = 0; i < w->n; i++) {
 			const struct il_window *x = &eng[e].w[i];
 			w->rounds[i] = x->gro ? (double)x->wire / (double)x->gro : 0;
-			w->rounds612[i] = spg612(x->wire, x->gro, x->outer_id);
+			w->rounds612[i] = segs_per_gro_612(x->wire, x->gro, x->outer_id);
 			w->outer_id += x->outer_id;
 			w->cpus[i] = x->wire ? (double)x->softirq_ns / (double)x->wire : 0;
 		}
@@ -188,7 +177,7 @@ static void demo_train(int s, void (*build)(struct sd *t, int *n))
 				snprintf(why, sizeof(why), "%s", x.why);
 			uint64_t oid = x.have_tg ? stats_get(&x.tg, "flush_outer_id") : 0;
 			w->rounds[w->n] = x.spg;
-			w->rounds612[w->n] = spg612(x.wire, x.gro, oid);
+			w->rounds612[w->n] = segs_per_gro_612(x.wire, x.gro, oid);
 			w->outer_id += oid;
 			w->cpus[w->n] = x.wire ? (double)x.softirq_ns / (double)x.wire : 0;
 			w->n++;

@@ -220,7 +220,7 @@ static void *ab_main(void *arg)
 			}
 			if (last_k > 0 && w1 - w0 >= WINDOW_MIN_WIRE) {
 				double q = spg / last_k;
-				double spg612 = g1 - g0 > oid ? (double)(w1 - w0) / (double)(g1 - g0 - oid) : 0;
+				double spg612 = segs_per_gro_612(w1 - w0, g1 - g0, oid);
 				if (a->pairs < ROUNDS) {
 					a->pair_d612[a->pairs] = spg612 - last_k;
 					a->pair_d[a->pairs++] = spg - last_k;

@@ -202,3 +202,8 @@ int run_stream_ab(const struct scenario *sc, int windows, unsigned window_mib, u
 			      .start_bytes = bytes < 2 * MIB ? (unsigned long)bytes : 2 * MIB, .seed = seed };
 	return run_interleaved(&sp, eng, r, err, errcap);
 }
+
+double segs_per_gro_612(uint64_t wire, uint64_t gro, uint64_t outer_id)
+{
+	return gro > outer_id ? (double)wire / (double)(gro - outer_id) : 0;
+}

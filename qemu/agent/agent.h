@@ -276,6 +276,7 @@ struct tcp_delta {
 int snmp_counter(const char *file, const char *prefix, const char *name, uint64_t *v);  /* calling thread's netns */
 int tcp_counters_read(struct tcp_counters c[2]);  /* [0] receiver (initial namespace), [1] sender: 0 or -errno */
 void tcp_counters_delta(struct tcp_delta *d, const struct tcp_counters before[2], const struct tcp_counters after[2]);
+void tcp_delta_add(struct tcp_delta *sum, const struct tcp_delta *d);
 /* run_stream (closed, printed) between two counter reads: run_stream's return */
 int tcp_counted_stream(const struct scenario *sc, const char *engine, uint64_t bytes, uint64_t seed,
 		       struct tcp_delta *d, struct run_result *r);

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #define LOOP_CYCLES 100
+#define LOOP_WINDOWS 20         /* windows of LOOP_CYCLES / LOOP_WINDOWS cycles, each followed by a kernel-GRO one */
 #define ROUNDS 12               /* windows per engine on one connection, kernel GRO and engine alternating */
 #define WINDOW_MIN_WIRE 64      /* a window with fewer wire segments saw no traffic (its bytes were buffered) */
 #define ROUNDS_DEBUG 2          /* on KASAN/kmemleak kernels (make test-debug): ten times slower, same checks */
@@ -332,9 +333,11 @@ struct cycler {
 	int done, with_traffic;
 	uint64_t attach_us, detach_us, max_detach_us;
 	uint64_t held_seen;     /* held_now read just before the detach/rmmod */
-	/* mode 0: the receiver's TCPOFOQueue growth from an attach to the detach, and from the detach to the
-	 * next attach: which transition reorders, if any (reported) */
-	uint64_t ofo_attached, ofo_detached;
+	/* mode 0: the TCP counters of the cycle windows and of the kernel-GRO windows between them */
+	struct tcp_delta eng, ker;
+	double eng_mib, ker_mib;        /* MiB the receiver read in them */
+	double ofo_d[LOOP_WINDOWS];     /* per pair: kernel - cycles TCPOFOQueue per MiB (cycles worse: < 0) */
+	int pairs;
 	char err[200];
 };
 
@@ -362,6 +365,35 @@ static void wait_held(struct cycler *c)
 	}
 }
 
+/* One attach, 20 ms attached, one detach, 10 ms detached. 0, or -1 with c->err set or the stream gone. */
+static int loop_cycle(struct cycler *c)
+{
+	uint64_t t0 = now_us();
+	int rc = engine_control("attach " ENGINE_DEV);
+
+	if (rc) {
+		snprintf(c->err, sizeof(c->err), "cycle %d: attach: %s", c->done + 1, strerror(-rc));
+		return -1;
+	}
+	uint64_t t1 = now_us();
+	if (cycler_wait(c, 20))
+		return -1;
+	if (engine_kv(DEV_STATS_PATH, "seen"))
+		c->with_traffic++;
+	uint64_t t2 = now_us();
+	if ((rc = engine_control("detach " ENGINE_DEV))) {
+		snprintf(c->err, sizeof(c->err), "cycle %d: detach: %s", c->done + 1, strerror(-rc));
+		return -1;
+	}
+	uint64_t t3 = now_us();
+	c->attach_us += t1 - t0;
+	c->detach_us += t3 - t2;
+	if (t3 - t2 > c->max_detach_us)
+		c->max_detach_us = t3 - t2;
+	c->done++;
+	return cycler_wait(c, 10);
+}
+
 static void *cycler_main(void *arg)
 {
 	struct cycler *c = arg;
@@ -371,37 +403,41 @@ static void *cycler_main(void *arg)
 		if (cycler_wait(c, 5))
 			goto out;
 	if (c->mode == 0) {
-		uint64_t ofo0 = 0, ofo1 = 0, ofo2 = 0;
-		snmp_counter("netstat", "TcpExt", "TCPOFOQueue", &ofo0);
-		for (int i = 0; i < LOOP_CYCLES; i++) {
-			uint64_t t0 = now_us();
-			if ((rc = engine_control("attach " ENGINE_DEV))) {
-				snprintf(c->err, sizeof(c->err), "cycle %d: attach: %s", i + 1, strerror(-rc));
+		for (int w = 0; w < LOOP_WINDOWS; w++) {
+			struct tcp_counters t[3][2];
+			unsigned long at[3];
+			struct tcp_delta de, dk;
+
+			at[0] = __atomic_load_n(&c->progress, __ATOMIC_ACQUIRE);
+			if ((rc = tcp_counters_read(t[0]))) {
+				snprintf(c->err, sizeof(c->err), "TCP counters: %s", strerror(-rc));
 				goto out;
 			}
-			uint64_t t1 = now_us();
-			if (cycler_wait(c, 20))
+			uint64_t w0 = now_us();
+			for (int k = 0; k < LOOP_CYCLES / LOOP_WINDOWS; k++)
+				if (loop_cycle(c))
+					goto out;
+			uint64_t len_ms = (now_us() - w0) / 1000;
+			at[1] = __atomic_load_n(&c->progress, __ATOMIC_ACQUIRE);
+			rc = tcp_counters_read(t[1]);
+			/* the kernel's GRO alone for as long, on the same connection */
+			if (!rc && cycler_wait(c, (unsigned)len_ms))
 				goto out;
-			if (engine_kv(DEV_STATS_PATH, "seen"))
-				c->with_traffic++;
-			snmp_counter("netstat", "TcpExt", "TCPOFOQueue", &ofo1);
-			uint64_t t2 = now_us();
-			if ((rc = engine_control("detach " ENGINE_DEV))) {
-				snprintf(c->err, sizeof(c->err), "cycle %d: detach: %s", i + 1, strerror(-rc));
+			at[2] = __atomic_load_n(&c->progress, __ATOMIC_ACQUIRE);
+			if (rc || (rc = tcp_counters_read(t[2]))) {
+				snprintf(c->err, sizeof(c->err), "TCP counters: %s", strerror(-rc));
 				goto out;
 			}
-			uint64_t t3 = now_us();
-			c->attach_us += t1 - t0;
-			c->detach_us += t3 - t2;
-			if (t3 - t2 > c->max_detach_us)
-				c->max_detach_us = t3 - t2;
-			c->done = i + 1;
-			if (cycler_wait(c, 10))
-				goto out;
-			snmp_counter("netstat", "TcpExt", "TCPOFOQueue", &ofo2);
-			c->ofo_attached += ofo1 - ofo0;
-			c->ofo_detached += ofo2 - ofo1;
-			ofo0 = ofo2;
+			tcp_counters_delta(&de, t[0], t[1]);
+			tcp_counters_delta(&dk, t[1], t[2]);
+			tcp_delta_add(&c->eng, &de);
+			tcp_delta_add(&c->ker, &dk);
+			double me = (double)(at[1] - at[0]) / MIB, mk = (double)(at[2] - at[1]) / MIB;
+			c->eng_mib += me;
+			c->ker_mib += mk;
+			/* a window in which the stream stalled makes no pair */
+			if (me >= 1.0 && mk >= 1.0)
+				c->ofo_d[c->pairs++] = (double)dk.ofo / mk - (double)de.ofo / me;
 		}
 	} else {
 		if (c->mode == 2 && (rc = mod_load_params("attach=" ENGINE_DEV " buckets=8 flows=8"))) {
@@ -480,34 +516,36 @@ void engine_device_works(const char *name, const struct scenario *sc, uint64_t b
 
 static void engine_loop(const struct scenario *sc, uint64_t bytes)
 {
-	struct tcp_counters t0[2], t1[2];
-	struct tcp_delta eng, base;
 	struct cycler c;
-	struct run_result r, rb;
+	struct run_result r;
 	memset(&c, 0, sizeof(c));
-	out("# %s stream while %s is attached and detached %d times", sc->name, ENGINE_DEV, LOOP_CYCLES);
-	int tc = tcp_counters_read(t0);
+	out("# %s stream while %s is attached and detached %d times, in %d windows each followed by a kernel-GRO"
+	    " window as long", sc->name, ENGINE_DEV, LOOP_CYCLES, LOOP_WINDOWS);
 	int rc = run_cycler(&c, sc, bytes, 7000, &r);
-	tc = tc ? tc : tcp_counters_read(t1);
-	/* the same length with the kernel's GRO only: the baseline of the TCP counters */
-	int rcb = tc ? tc : tcp_counted_stream(sc, "kernel", r.bytes, 7001, &base, &rb);
-	if (tc || rcb) {
-		check("engine_loop_tcp", 0, "TCP counters or baseline stream: %s%s%s", tc ? strerror(-tc) : "stream failed",
-		      rcb && !tc ? ": " : "", rcb && !tc ? rb.err : "");
-	} else {
-		tcp_counters_delta(&eng, t0, t1);
-		/* Reported, not gated (README, issue 8's open finding): the baseline is another stream of the boot,
-		 * and on 2 vCPUs either run's reordering varies several times over from run to run. */
-		tcp_report("engine_loop_tcp", &eng, &base);
-	}
+	/*
+	 * The receiver's out-of-order queueing per MiB, cycle windows against the kernel-GRO windows between
+	 * them on the same connection: a paired test, as the engine comparison. Against another stream of the
+	 * boot (the baseline this replaced), either count varied several times over from run to run (the
+	 * kernel's own GRO reorders here when the device's NAPI moves between the 2 vCPUs' gro_cells).
+	 */
+	double p = wilcoxon_p_below(c.ofo_d, c.pairs);
+	/* Reported, not gated (README, issue 8's open finding): on an idle machine the cycles measured worse with
+	 * p = 0.0004 and 0.003 in two boots of four (31 against 11 per 100 cycles), on a busy one never. */
+	out("LOOPTCP arch=%s kernel=%s pairs=%d cycles_worse_p=%.4f verdict=%s receiver TCPOFOQueue %.2f per MiB in"
+	    " the cycle windows (%" PRIu64 " in %.0f MiB), %.2f in the kernel-GRO windows (%" PRIu64 " in %.0f MiB);"
+	    " D-SACKs %" PRIu64 " / %" PRIu64 ", sender retransmissions %" PRIu64 " / %" PRIu64 " (reported, not"
+	    " gated: see README)", uname_machine(), uname_release(), c.pairs, p,
+	    c.pairs < LOOP_WINDOWS / 2 ? "too-few-pairs" : p < ENGINE_P_FAIL ? "cycles-worse" : "not-worse",
+	    c.eng_mib > 0 ? (double)c.eng.ofo / c.eng_mib : 0.0, c.eng.ofo, c.eng_mib,
+	    c.ker_mib > 0 ? (double)c.ker.ofo / c.ker_mib : 0.0, c.ker.ofo, c.ker_mib, c.eng.dup, c.ker.dup,
+	    c.eng.retrans, c.ker.retrans);
 	check("engine_loop_bytes", rc == 0, "%" PRIu64 " bytes sent, %" PRIu64 " received, checksum %s%s%s", r.sent,
 	      r.bytes, r.ok && r.csum_ok ? "ok" : "BAD", r.err[0] ? ": " : "", r.err);
 	check("engine_loop_cycles", c.done == LOOP_CYCLES && !c.err[0] && c.with_traffic > 0,
 	      "%d of %d attach/detach cycles under the stream, %d saw traffic; attach %.0f us, detach %.0f us on average,"
-	      " longest detach %" PRIu64 " us; receiver TCPOFOQueue +%" PRIu64 " while attached, +%" PRIu64
-	      " after the detaches%s%s", c.done, LOOP_CYCLES, c.with_traffic,
+	      " longest detach %" PRIu64 " us%s%s", c.done, LOOP_CYCLES, c.with_traffic,
 	      c.done ? (double)c.attach_us / c.done : 0.0, c.done ? (double)c.detach_us / c.done : 0.0, c.max_detach_us,
-	      c.ofo_attached, c.ofo_detached, c.err[0] ? ": " : "", c.err);
+	      c.err[0] ? ": " : "", c.err);
 	uint64_t leaked = engine_kv(CONTROL_PATH, "detach_leaked");
 	check("engine_loop_leaks", leaked == 0, "detach_leaked %" PRIu64 " after %d detaches (held %" PRIu64 ", queued %"
 	      PRIu64 ", left after the drain %" PRIu64 ")", leaked, c.done, engine_kv(CONTROL_PATH, "detach_held"),
@@ -573,6 +611,8 @@ static void engine_e05(const struct scenario *sc, uint64_t bytes)
 		mod_unload();
 	engine_device_works("E05_rmmod_device_works", sc, bytes);
 }
+
+
 
 void engine_checks(uint64_t bytes)
 {

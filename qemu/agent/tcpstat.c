@@ -104,6 +104,13 @@ void tcp_counters_delta(struct tcp_delta *d, const struct tcp_counters b[2], con
 	d->dup = a[0].dup - b[0].dup;
 }
 
+void tcp_delta_add(struct tcp_delta *sum, const struct tcp_delta *d)
+{
+	sum->retrans += d->retrans;
+	sum->ofo += d->ofo;
+	sum->dup += d->dup;
+}
+
 int tcp_counted_stream(const struct scenario *sc, const char *engine, uint64_t bytes, uint64_t seed,
 		       struct tcp_delta *d, struct run_result *r)
 {

@@ -155,14 +155,7 @@ kunit: setup
 # The CI gate. KUnit runs on the debug kernel too; the guest checks on it (7 minutes under KASAN) are in
 # make test-debug and make test-full.
 test: host-test lint module-test dkms-test cross-check
-	@$(TOP)/scripts/kunit.sh x86_64
-	@$(TOP)/scripts/kunit.sh m68k
-	@TUNGRO_VARIANT=debug $(TOP)/scripts/kunit.sh x86_64
-	@$(TOP)/scripts/guest.sh x86_64 test $(TEST_MIB)
-	@TUNGRO_KERNEL=debian TUNGRO_CYCLES=$(DISTRO_CYCLES) $(TOP)/scripts/guest.sh x86_64 test $(TEST_MIB)
-	@$(TOP)/scripts/guest.sh m68k test $(TEST_MIB)
-	@$(TOP)/scripts/guest.sh x86_64 conform 0
-	@$(TOP)/scripts/guest.sh m68k conform 0
+	@$(TOP)/scripts/test-guests.sh $(TEST_MIB) $(DISTRO_CYCLES)
 	@echo "[tungro] make test: all passed"
 
 # libFuzzer on the core (scripts/fuzz.sh: TUNGRO_FUZZ_SECONDS, TUNGRO_FUZZ_RUNS), its coverage report, and the

@@ -43,7 +43,7 @@
  *   K03 with a checksum over the inner padding (hostile frames):
  *   k03_inner_padding_checksum_not_trusted
  *   K07 k07_refuses_a_module_offload (the guest check stacks a real module)
- *   issue 7's finding 8: sit_inner_exthdr_to_the_kernel; finding 9: stale_magic_goes_to_the_kernel.
+ *   issue 7's finding 8: sit_inner_exthdr_merged; finding 9: stale_magic_goes_to_the_kernel.
  *   Random trains in random skb layouts (skb-shape fuzzing): tungro_skb_fuzz/skb_shapes.
  *   K01 (FOU/GUE) and K06 (load/unload under traffic) need real traffic: guest checks (qemu/agent).
  *   E01-E05 through the engine's NAPI glue (tungro_engine.c) on a test receive queue:

@@ -112,7 +112,7 @@ u32 tungro_seg_hash(const struct tgc_seg *seg);
 
 /* skb mechanics of tungro_gro.c, shared by the offload path and the engine path. */
 int tungro_append(struct sk_buff *p, struct sk_buff *skb);
-void tungro_gso_fixup(struct sk_buff *skb, int nhoff, __be16 inner_proto,
+void tungro_gso_fixup(struct sk_buff *skb, int nhoff, unsigned int encap,
 		      const struct tgc_completion *c, unsigned int segs);
 
 /*

@@ -420,10 +420,11 @@ static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff
 	tgc_receive(&seg, &tungro_rx_ops, &rx, &r);
 	match = r.held;
 
-	/* UDP and the rest, and inner IPv6 extension headers (6.12 merges identical ones), stay
-	 * with the kernel. Nothing was looked up or pulled for them.
+	/* UDP and the rest, and inner IPv6 extension headers the core does not walk or has too
+	 * many of, stay with the kernel. Nothing was looked up or pulled for them.
 	 */
-	if (!r.parsed && (r.v.reason == TGC_R_NOT_TCP || r.v.reason == TGC_R_IPV6_EXT)) {
+	if (!r.parsed && (r.v.reason == TGC_R_NOT_TCP || r.v.reason == TGC_R_IPV6_EXT ||
+			  r.v.reason == TGC_R_EXT_LIMIT)) {
 		reason = r.v.reason;
 		goto delegate;
 	}
@@ -503,7 +504,8 @@ struct sk_buff *tungro_sit_gro_receive(struct list_head *head, struct sk_buff *s
  * tungro_gso_fixup() - checksum and GSO fields of a GRO packet whose headers the core fixed
  * @skb: the GRO packet (2+ segments), skb->data at its outermost network header
  * @nhoff: offset of its innermost network header from skb->data (0 for plain TCP)
- * @inner_proto: htons(ETH_P_IP or ETH_P_IPV6) of an IPIP/SIT packet's inner header, 0 for TCP
+ * @encap: its tunnel (enum tgc_encap, TGC_ENCAP_NONE for plain TCP): inner protocol and the
+ *         IPXIP4/IPXIP6 bit come from the core's row (tgc_tunnel_of())
  * @c: what tgc_complete() reported
  * @segs: wire segments in it
  *
@@ -511,18 +513,19 @@ struct sk_buff *tungro_sit_gro_receive(struct list_head *head, struct sk_buff *s
  * split the packet again and the stack trusts its checksum (CHECKSUM_PARTIAL over the inner TCP
  * header).
  */
-void tungro_gso_fixup(struct sk_buff *skb, int nhoff, __be16 inner_proto,
+void tungro_gso_fixup(struct sk_buff *skb, int nhoff, unsigned int encap,
 		      const struct tgc_completion *c, unsigned int segs)
 {
+	const struct tgc_tunnel *t = tgc_tunnel_of(encap);
 	struct skb_shared_info *shinfo = skb_shinfo(skb);
 
 	skb_set_transport_header(skb, nhoff + c->tcp_off);
-	if (inner_proto) {
+	if (t) {
 		skb->encapsulation = 1;
-		skb_set_inner_protocol(skb, inner_proto);
+		skb_set_inner_protocol(skb, htons(t->inner_version == 6 ? ETH_P_IPV6 : ETH_P_IP));
 		skb_set_inner_network_header(skb, nhoff);
 		skb->inner_transport_header = skb->transport_header;
-		shinfo->gso_type |= SKB_GSO_IPXIP4;
+		shinfo->gso_type |= t->gso == TGC_GSO_IPXIP6 ? SKB_GSO_IPXIP6 : SKB_GSO_IPXIP4;
 	}
 	skb->csum_start = skb_transport_header(skb) - skb->head;
 	skb->csum_offset = c->csum_offset;
@@ -542,7 +545,7 @@ void tungro_gso_fixup(struct sk_buff *skb, int nhoff, __be16 inner_proto,
  * segments.
  */
 static int tungro_gro_complete(struct sk_buff *skb, int nhoff, struct tungro_slot *slot,
-			       __be16 inner_proto)
+			       unsigned int encap)
 {
 	struct tgc_completion c;
 
@@ -560,7 +563,7 @@ static int tungro_gro_complete(struct sk_buff *skb, int nhoff, struct tungro_slo
 		return tungro_orig(slot)->callbacks.gro_complete(skb, nhoff);
 	}
 
-	tungro_gso_fixup(skb, nhoff, inner_proto, &c, NAPI_GRO_CB(skb)->count);
+	tungro_gso_fixup(skb, nhoff, encap, &c, NAPI_GRO_CB(skb)->count);
 	tungro_count(TUNGRO_S_COMPLETED, 1);
 	tungro_count(TUNGRO_S_HIST + tgc_hist_bucket(NAPI_GRO_CB(skb)->count), 1);
 	return 0;
@@ -576,7 +579,7 @@ static int tungro_gro_complete(struct sk_buff *skb, int nhoff, struct tungro_slo
  */
 int tungro_ipip_gro_complete(struct sk_buff *skb, int nhoff)
 {
-	return tungro_gro_complete(skb, nhoff, &tungro_slot_ipip, htons(ETH_P_IP));
+	return tungro_gro_complete(skb, nhoff, &tungro_slot_ipip, TGC_ENCAP_IPIP);
 }
 
 /**
@@ -589,5 +592,5 @@ int tungro_ipip_gro_complete(struct sk_buff *skb, int nhoff)
  */
 int tungro_sit_gro_complete(struct sk_buff *skb, int nhoff)
 {
-	return tungro_gro_complete(skb, nhoff, &tungro_slot_sit, htons(ETH_P_IPV6));
+	return tungro_gro_complete(skb, nhoff, &tungro_slot_sit, TGC_ENCAP_SIT);
 }

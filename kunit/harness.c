@@ -785,8 +785,8 @@ static void tgk_direct_complete(struct kunit *test, struct sk_buff *p)
 	iph->tot_len = htons(p->len);
 	iph->check = 0;
 	iph->check = ip_fast_csum(iph, 5);
-	err = iph->protocol == IPPROTO_IPIP ? tungro_ipip_gro_complete(p, sizeof(*iph))
-					     : tungro_sit_gro_complete(p, sizeof(*iph));
+	err = tungro_gro_complete_of[iph->protocol == IPPROTO_IPIP ? TUNGRO_SLOT_IPIP :
+				     TUNGRO_SLOT_SIT](p, sizeof(*iph));
 	KUNIT_EXPECT_EQ(test, err, 0);
 	tgk_deliver(p);
 }
@@ -821,8 +821,8 @@ static void tgk_direct_one(struct kunit *test, struct list_head *held, unsigned 
 	skb_gro_pull(skb, sizeof(*iph));
 	skb_set_transport_header(skb, skb_gro_offset(skb));
 
-	pp = iph->protocol == IPPROTO_IPIP ? tungro_ipip_gro_receive(held, skb)
-					   : tungro_sit_gro_receive(held, skb);
+	pp = tungro_gro_receive_of[iph->protocol == IPPROTO_IPIP ? TUNGRO_SLOT_IPIP :
+				   TUNGRO_SLOT_SIT](held, skb);
 	if (pp) {
 		skb_list_del_init(pp);
 		(*nheld)--;

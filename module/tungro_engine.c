@@ -230,11 +230,18 @@ static void tungro_rxq_feed(struct tungro_rxq *q, struct sk_buff *skb, unsigned 
 		tungro_q_count(q, TUNGRO_Q_UNCLONE_FAILED, 1);
 		goto pass;
 	}
-	/* The rx_handler pulled the IP header and let only TCP, IPIP and SIT here. */
-	if (skb->protocol == htons(ETH_P_IP))
-		seg.encap = tgc_encap_detect(skb->data, sizeof(struct iphdr));
-	/* Headers up to the first payload byte into the linear part, nothing more. */
-	while ((need = tgc_hdr_need(have ? skb->data : NULL, have, skb->len, seg.encap)) > have) {
+	/*
+	 * The rx_handler pulled the IP header and let only TCP and the IP-in-IP tunnels here (over
+	 * IPv6 perhaps behind extension headers). Headers up to the first payload byte into the
+	 * linear part, nothing more, in the steps tgc_hdr_need() asks for; the tunnel is told again
+	 * after each step, since an outer IPv6 header's extension headers hide which it is.
+	 */
+	have = skb->protocol == htons(ETH_P_IP) ? sizeof(struct iphdr) : sizeof(struct ipv6hdr);
+	for (;;) {
+		seg.encap = tgc_encap_detect(skb->data, have);
+		need = tgc_hdr_need(skb->data, have, skb->len, seg.encap);
+		if (need <= have)
+			break;
 		if (!pskb_may_pull(skb, need)) {
 			tungro_q_count(q, TUNGRO_Q_HDR_FAILED, 1);
 			goto pass;

@@ -367,8 +367,9 @@ static void tungro_offload_reason(unsigned int reason, const struct tgc_seg *seg
  * with the skbs.
  */
 static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff *skb,
-					  struct tungro_slot *slot, unsigned int encap)
+					  struct tungro_slot *slot)
 {
+	const unsigned int encap = slot->encap;
 	struct tungro_rx rx = {
 		.head = head, .skb = skb, .outer_off = tungro_gro_outer_nhoff(skb),
 	};
@@ -474,31 +475,40 @@ delegate:
 	return tungro_orig(slot)->callbacks.gro_receive(head, skb);
 }
 
-/**
- * tungro_ipip_gro_receive() - gro_receive of tungro's IPIP offload (inet_offloads[IPPROTO_IPIP])
- * @head: the GRO list of the segment's bucket
- * @skb: the segment, its GRO offset past the outer IPv4 header
- *
- * Context: softirq (NAPI), called by inet_gro_receive() or fou/gue_gro_receive().
- * Return: the held packet to complete now, or NULL (see tungro_gro_receive()).
+/*
+ * gro_receive of tungro's four offloads: inet_offloads[IPPROTO_IPIP] (IPIP) and [IPPROTO_IPV6]
+ * (SIT), called by inet_gro_receive() with the GRO offset past the outer IPv4 header; and
+ * inet6_offloads[IPPROTO_IPIP] (ip4ip6) and [IPPROTO_IPV6] (ip6ip6), called by ipv6_gro_receive()
+ * past the outer IPv6 header and the extension headers it pulled (the ip6 tunnels' encapsulation
+ * limit option). Any of them by fou/gue_gro_receive() too (K01, K08). Softirq (NAPI).
  */
-struct sk_buff *tungro_ipip_gro_receive(struct list_head *head, struct sk_buff *skb)
+static struct sk_buff *tungro_ipip_gro_receive(struct list_head *head, struct sk_buff *skb)
 {
-	return tungro_gro_receive(head, skb, &tungro_slot_ipip, TGC_ENCAP_IPIP);
+	return tungro_gro_receive(head, skb, &tungro_slots[TUNGRO_SLOT_IPIP]);
 }
 
-/**
- * tungro_sit_gro_receive() - gro_receive of tungro's SIT offload (inet_offloads[IPPROTO_IPV6])
- * @head: the GRO list of the segment's bucket
- * @skb: the segment, its GRO offset past the outer IPv4 header
- *
- * Context: softirq (NAPI), called by inet_gro_receive() or fou/gue_gro_receive().
- * Return: the held packet to complete now, or NULL (see tungro_gro_receive()).
- */
-struct sk_buff *tungro_sit_gro_receive(struct list_head *head, struct sk_buff *skb)
+static struct sk_buff *tungro_sit_gro_receive(struct list_head *head, struct sk_buff *skb)
 {
-	return tungro_gro_receive(head, skb, &tungro_slot_sit, TGC_ENCAP_SIT);
+	return tungro_gro_receive(head, skb, &tungro_slots[TUNGRO_SLOT_SIT]);
 }
+
+static struct sk_buff *tungro_ip4ip6_gro_receive(struct list_head *head, struct sk_buff *skb)
+{
+	return tungro_gro_receive(head, skb, &tungro_slots[TUNGRO_SLOT_IP4IP6]);
+}
+
+static struct sk_buff *tungro_ip6ip6_gro_receive(struct list_head *head, struct sk_buff *skb)
+{
+	return tungro_gro_receive(head, skb, &tungro_slots[TUNGRO_SLOT_IP6IP6]);
+}
+
+struct sk_buff *(*const tungro_gro_receive_of[TUNGRO_SLOT_COUNT])(struct list_head *head,
+								  struct sk_buff *skb) = {
+	[TUNGRO_SLOT_IPIP] = tungro_ipip_gro_receive,
+	[TUNGRO_SLOT_SIT] = tungro_sit_gro_receive,
+	[TUNGRO_SLOT_IP4IP6] = tungro_ip4ip6_gro_receive,
+	[TUNGRO_SLOT_IP6IP6] = tungro_ip6ip6_gro_receive,
+};
 
 /**
  * tungro_gso_fixup() - checksum and GSO fields of a GRO packet whose headers the core fixed
@@ -544,8 +554,7 @@ void tungro_gso_fixup(struct sk_buff *skb, int nhoff, unsigned int encap,
  * from fou/gue_gro_complete(), with @nhoff at the inner network header, for held packets of 2+
  * segments.
  */
-static int tungro_gro_complete(struct sk_buff *skb, int nhoff, struct tungro_slot *slot,
-			       unsigned int encap)
+static int tungro_gro_complete(struct sk_buff *skb, int nhoff, struct tungro_slot *slot)
 {
 	struct tgc_completion c;
 
@@ -563,34 +572,40 @@ static int tungro_gro_complete(struct sk_buff *skb, int nhoff, struct tungro_slo
 		return tungro_orig(slot)->callbacks.gro_complete(skb, nhoff);
 	}
 
-	tungro_gso_fixup(skb, nhoff, encap, &c, NAPI_GRO_CB(skb)->count);
+	tungro_gso_fixup(skb, nhoff, slot->encap, &c, NAPI_GRO_CB(skb)->count);
 	tungro_count(TUNGRO_S_COMPLETED, 1);
 	tungro_count(TUNGRO_S_HIST + tgc_hist_bucket(NAPI_GRO_CB(skb)->count), 1);
 	return 0;
 }
 
-/**
- * tungro_ipip_gro_complete() - gro_complete of tungro's IPIP offload
- * @skb: a held GRO packet of 2+ segments, its outer IPv4 header fixed by inet_gro_complete()
- * @nhoff: offset of the inner IPv4 header from skb->data
- *
- * Context: softirq (NAPI).
- * Return: 0, or what the kernel's own callback returns for a packet tungro did not build.
+/*
+ * gro_complete of the four offloads: a held GRO packet of 2+ segments, its outer header fixed by
+ * inet_gro_complete() or ipv6_gro_complete(), @nhoff at the inner network header. Returns 0, or
+ * what the kernel's own callback returns for a packet tungro did not build. Softirq (NAPI).
  */
-int tungro_ipip_gro_complete(struct sk_buff *skb, int nhoff)
+static int tungro_ipip_gro_complete(struct sk_buff *skb, int nhoff)
 {
-	return tungro_gro_complete(skb, nhoff, &tungro_slot_ipip, TGC_ENCAP_IPIP);
+	return tungro_gro_complete(skb, nhoff, &tungro_slots[TUNGRO_SLOT_IPIP]);
 }
 
-/**
- * tungro_sit_gro_complete() - gro_complete of tungro's SIT offload
- * @skb: a held GRO packet of 2+ segments, its outer IPv4 header fixed by inet_gro_complete()
- * @nhoff: offset of the inner IPv6 header from skb->data
- *
- * Context: softirq (NAPI).
- * Return: 0, or what the kernel's own callback returns for a packet tungro did not build.
- */
-int tungro_sit_gro_complete(struct sk_buff *skb, int nhoff)
+static int tungro_sit_gro_complete(struct sk_buff *skb, int nhoff)
 {
-	return tungro_gro_complete(skb, nhoff, &tungro_slot_sit, TGC_ENCAP_SIT);
+	return tungro_gro_complete(skb, nhoff, &tungro_slots[TUNGRO_SLOT_SIT]);
 }
+
+static int tungro_ip4ip6_gro_complete(struct sk_buff *skb, int nhoff)
+{
+	return tungro_gro_complete(skb, nhoff, &tungro_slots[TUNGRO_SLOT_IP4IP6]);
+}
+
+static int tungro_ip6ip6_gro_complete(struct sk_buff *skb, int nhoff)
+{
+	return tungro_gro_complete(skb, nhoff, &tungro_slots[TUNGRO_SLOT_IP6IP6]);
+}
+
+int (*const tungro_gro_complete_of[TUNGRO_SLOT_COUNT])(struct sk_buff *skb, int nhoff) = {
+	[TUNGRO_SLOT_IPIP] = tungro_ipip_gro_complete,
+	[TUNGRO_SLOT_SIT] = tungro_sit_gro_complete,
+	[TUNGRO_SLOT_IP4IP6] = tungro_ip4ip6_gro_complete,
+	[TUNGRO_SLOT_IP6IP6] = tungro_ip6ip6_gro_complete,
+};

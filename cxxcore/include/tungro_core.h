@@ -48,7 +48,7 @@ typedef __UINT32_TYPE__ tgc_u32;
 /*
  * The tunnels tungro merges, as row ids of one table (tgc_tunnel_of()): each row is an outer IP version, the
  * protocol number that carries the tunnel there (IPv4 protocol, or IPv6 next header after any extension headers),
- * the inner IP version and the GSO bit of a GRO packet. A new tunnel type is one id here and one row in names.cpp.
+ * the inner IP version and the GSO bit of a GRO packet. A new tunnel type is one id here and one row in src/parse.hpp.
  * NONE: plain TCP over IPv4 or IPv6, no tunnel.
  */
 enum tgc_encap {
@@ -76,9 +76,6 @@ struct tgc_tunnel {
 } TGC_ALIGN_PTR;
 TGC_ASSERT(sizeof(struct tgc_tunnel) == 2 * sizeof(void *) && __builtin_offsetof(struct tgc_tunnel, name) ==
 	   sizeof(void *) && __builtin_offsetof(struct tgc_tunnel, gso) == 3, "tgc_tunnel: size 8/16, name at 4/8");
-
-/* The table, indexed by enum tgc_encap; row TGC_ENCAP_NONE is zeros, named "none". */
-extern const struct tgc_tunnel tgc_tunnels[TGC_ENCAP_COUNT];
 
 /* tgc_tunnel_of - the row of tunnel @encap (enum tgc_encap), or NULL for TGC_ENCAP_NONE and ids out of range. */
 const struct tgc_tunnel *tgc_tunnel_of(unsigned int encap);

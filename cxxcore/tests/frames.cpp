@@ -98,33 +98,21 @@ Segment ipip()
 	s.inner4.id = 1;
 	return s;
 }
-Segment sit()
+Segment ipip_as(Encap e)
 {
 	Segment s = ipip();
-	s.encap = Encap::SIT;
+	s.encap = e;
 	return s;
 }
+Segment sit() { return ipip_as(Encap::SIT); }
 Segment plain4()
 {
-	Segment s = ipip();
-	s.encap = Encap::Plain4;
+	Segment s = ipip_as(Encap::Plain4);
 	s.outer.id = 1;
 	return s;
 }
-Segment ip4ip6()
-{
-	Segment s = ipip();
-	s.encap = Encap::IP4IP6;
-	s.outer6.saddr_last = 0x12;
-	s.outer6.daddr_last = 0x11;
-	return s;
-}
-Segment ip6ip6()
-{
-	Segment s = ip4ip6();
-	s.encap = Encap::IP6IP6;
-	return s;
-}
+Segment ip4ip6() { return ipip_as(Encap::IP4IP6); }
+Segment ip6ip6() { return ipip_as(Encap::IP6IP6); }
 bool is_tunnel(Encap e) { return e != Encap::Plain4 && e != Encap::Plain6; }
 
 ExtHdr encap_limit(uint8_t limit)

@@ -45,6 +45,15 @@ struct V6 {
 	std::vector<ExtHdr> ext;   // extension headers, in order, between the IPv6 header and what it carries
 };
 
+// An outer IPv6 header's defaults: other addresses than the inner header's, 2001:db8:41::12 -> ::11.
+inline V6 outer_v6()
+{
+	V6 h;
+	h.saddr_last = 0x12;
+	h.daddr_last = 0x11;
+	return h;
+}
+
 struct Tcp {
 	uint16_t sport = 40000, dport = 5001;
 	uint32_t seq = 1000, ack = 77;
@@ -57,7 +66,7 @@ struct Tcp {
 struct Segment {
 	Encap encap = Encap::IPIP;
 	V4 outer;      // the outer IPv4 header (or the only one for Plain4)
-	V6 outer6;     // the outer IPv6 header (ip4ip6, ip6ip6)
+	V6 outer6 = outer_v6(); // the outer IPv6 header (ip4ip6, ip6ip6)
 	V4 inner4;     // inner IPv4 (IPIP)
 	V6 inner6;     // inner IPv6 (SIT) or the only header (Plain6)
 	Tcp tcp;
@@ -72,9 +81,10 @@ struct Segment {
 
 // Outer defaults of the case file: outer DF 1, fixed ID 0; inner IPv4 DF 1, ID incrementing from 1.
 Segment ipip();
+Segment ipip_as(Encap e); // ipip()'s addresses and IDs, dispatched as @e
 Segment sit();
 Segment plain4();
-// Outer IPv6 2001:db8:41::12 -> ::11, hop limit 64, no extension headers (the case file's X conventions).
+// Outer IPv6 as Segment::outer6 says: hop limit 64, no extension headers (the case file's X conventions).
 Segment ip4ip6();
 Segment ip6ip6();
 bool is_tunnel(Encap e);

@@ -48,8 +48,8 @@ typedef __UINT32_TYPE__ tgc_u32;
 /*
  * The tunnels tungro merges, as row ids of one table (tgc_tunnel_of()): each row is an outer IP version, the
  * protocol number that carries the tunnel there (IPv4 protocol, or IPv6 next header after any extension headers),
- * the inner IP version and the GSO bit of a GRO packet. A new tunnel type is one id here and one row in names.cpp.
- * NONE: plain TCP over IPv4 or IPv6, no tunnel.
+ * the inner IP version and the GSO bit of a GRO packet. A new tunnel type is one id here and one row in
+ * src/parse.hpp. NONE: plain TCP over IPv4 or IPv6, no tunnel.
  */
 enum tgc_encap {
 	TGC_ENCAP_NONE = 0,
@@ -72,13 +72,10 @@ struct tgc_tunnel {
 	tgc_u8 proto;		/* the outer header's protocol / final next header that carries the inner packet */
 	tgc_u8 inner_version;	/* 4 or 6: SKB_GSO_TCPV4 or TCPV6, inner protocol ETH_P_IP or ETH_P_IPV6 */
 	tgc_u8 gso;		/* enum tgc_tunnel_gso */
-	const char *name;	/* "ipip", "sit", "ip4ip6", "ip6ip6" (the kernel's device kinds' words) */
+	const char *name;	/* "ipip", "sit", "ip4ip6", "ip6ip6" (ip-link kind, or ip6tnl mode) */
 } TGC_ALIGN_PTR;
 TGC_ASSERT(sizeof(struct tgc_tunnel) == 2 * sizeof(void *) && __builtin_offsetof(struct tgc_tunnel, name) ==
 	   sizeof(void *) && __builtin_offsetof(struct tgc_tunnel, gso) == 3, "tgc_tunnel: size 8/16, name at 4/8");
-
-/* The table, indexed by enum tgc_encap; row TGC_ENCAP_NONE is zeros, named "none". */
-extern const struct tgc_tunnel tgc_tunnels[TGC_ENCAP_COUNT];
 
 /* tgc_tunnel_of - the row of tunnel @encap (enum tgc_encap), or NULL for TGC_ENCAP_NONE and ids out of range. */
 const struct tgc_tunnel *tgc_tunnel_of(unsigned int encap);
@@ -291,7 +288,8 @@ tgc_u32 tgc_hdr_need(const tgc_u8 *hdr, tgc_u32 hdr_len, tgc_u32 pkt_len, unsign
  * packet before passing the segment up. The module does so when the outer header caused the refusal (the kernel's
  * inet_gro_receive flags it before the tunnel's gro_receive, and the kernel's TCP GRO then still finds the flow).
  * Needs version, IHL (IPv6: extension header lengths) and protocol of each layer sane and the bytes up to the TCP
- * ports inside @hdr_len; no other length field is trusted. Fills @out's layout fields (nlayers, encap, inner_off, tcp_off) for tgc_same_flow() only.
+ * ports inside @hdr_len; no other length field is trusted. Fills @out's layout fields (nlayers, encap, inner_off,
+ * tcp_off) for tgc_same_flow() only.
  * Returns 1 when located, 0 otherwise (fragments with an offset, non-TCP, nested tunnels, IHL < 5, too short).
  */
 int tgc_flow_of(const tgc_u8 *hdr, tgc_u32 hdr_len, unsigned int encap, struct tgc_pkt *out);

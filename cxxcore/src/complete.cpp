@@ -78,7 +78,7 @@ extern "C" int tgc_finish(u8 *bytes, u32 len, const tgc_done *d, tgc_completion 
 	// As the kernel's inet_gro_complete / ipv6_gro_complete do for the outer header before the tunnel's
 	// gro_complete: IPv4 length and header checksum, or the IPv6 payload length (its extension headers included).
 	const tgc_tunnel *t = tunnel_of(f.encap);
-	if (f.nlayers == 2 && (!t || len < ipv6::kLen))
+	if (f.nlayers == 2 && !t)
 		return -1;
 	if (f.nlayers == 2 && t->outer_version == 4)
 		tgc_fix_ipv4(bytes, static_cast<u16>(len));

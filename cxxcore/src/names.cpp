@@ -1,17 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-// Names of flush reasons and the segments-per-packet histogram buckets, shared by debugfs and host tools; the
-// tunnel table.
+// Names of flush reasons and the segments-per-packet histogram buckets, shared by debugfs and host tools.
 #include "freestanding.hpp"
-#include "parse.hpp"
-
-// One row per tunnel (enum tgc_encap order); row 0 (NONE) is no tunnel. Constant-initialised, read-only.
-extern "C" constexpr tgc_tunnel tgc_tunnels[TGC_ENCAP_COUNT] = {
-	{0, 0, 0, 0, "none"},
-	{4, 4, 4, TGC_GSO_IPXIP4, "ipip"},	// 6.12: ipip_gro_receive, inet_offloads[IPPROTO_IPIP]
-	{4, 41, 6, TGC_GSO_IPXIP4, "sit"},	// sit_gro_complete: IPXIP4
-	{6, 4, 4, TGC_GSO_IPXIP6, "ip4ip6"},	// ip4ip6_gro_receive/complete, inet6_offloads[IPPROTO_IPIP]
-	{6, 41, 6, TGC_GSO_IPXIP6, "ip6ip6"},	// ip6ip6_gro_complete, inet6_offloads[IPPROTO_IPV6]
-};
+#include "tungro_core.h"
 
 namespace {
 // Constant-initialised: no global constructor.

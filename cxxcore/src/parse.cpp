@@ -50,12 +50,12 @@ extern "C" const tgc_tunnel *tgc_tunnel_of(unsigned int encap)
 extern "C" unsigned int tgc_encap_detect(const u8 *hdr, u32 hdr_len)
 {
 	ExtUse use;
-	u32 hlen;
+	u32 hlen = 0;
 	u8 next;
 	if (!hdr || locate_ip(hdr, hdr_len, 0, &use, &hlen, &next))
 		return TGC_ENCAP_NONE;
 	for (unsigned e = TGC_ENCAP_NONE + 1; e < TGC_ENCAP_COUNT; e++)
-		if (tgc_tunnels[e].outer_version == ip_version(hdr) && tgc_tunnels[e].proto == next)
+		if (kTunnels[e].outer_version == ip_version(hdr) && kTunnels[e].proto == next)
 			return e;
 	return TGC_ENCAP_NONE;
 }
@@ -64,7 +64,7 @@ extern "C" int tgc_flow_of(const u8 *hdr, u32 hdr_len, unsigned int encap, tgc_p
 {
 	ExtUse use;
 	u8 next;
-	u32 hlen, inner_off = 0;
+	u32 hlen = 0, inner_off = 0;
 	const tgc_tunnel *t = tunnel_of(encap);
 	if (!hdr || locate_ip(hdr, hdr_len, 0, &use, &hlen, &next))
 		return 0;
@@ -107,7 +107,7 @@ extern "C" u32 tgc_hdr_need(const u8 *hdr, u32 hdr_len, u32 pkt_len, unsigned in
 	// protocol, then each IPv6 extension header its length. Anything implausible (or past the extension header
 	// bounds) stops the walk: tgc_parse() will refuse it from the bytes at hand.
 	for (unsigned layer = 0; layer < nlayers; layer++) {
-		u32 hlen;
+		u32 hlen = 0;
 		const u32 r = hdr ? locate_ip(hdr, hdr_len, off, &use, &hlen, &next) : off + ipv4::kMinLen;
 		if (r == kExtLimit)
 			return hdr_len;

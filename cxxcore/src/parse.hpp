@@ -17,16 +17,26 @@ struct Layer {
 	u8 flush;     // TGC_R_IP_LEN / TGC_R_IP_FLAGS: parses, but never merges (tgc_pkt.l3_flush)
 };
 
+// The tunnel table: one row per tunnel, in enum tgc_encap order; row 0 (NONE) is no tunnel. constexpr, so every
+// lookup below folds to constants (and no symbol, no initializer).
+constexpr tgc_tunnel kTunnels[TGC_ENCAP_COUNT] = {
+	{0, 0, 0, 0, "none"},
+	{4, 4, 4, TGC_GSO_IPXIP4, "ipip"},	// 6.12: ipip_gro_receive, inet_offloads[IPPROTO_IPIP]
+	{4, 41, 6, TGC_GSO_IPXIP4, "sit"},	// sit_gro_complete: IPXIP4
+	{6, 4, 4, TGC_GSO_IPXIP6, "ip4ip6"},	// ip4ip6_gro_receive/complete, inet6_offloads[IPPROTO_IPIP]
+	{6, 41, 6, TGC_GSO_IPXIP6, "ip6ip6"},	// ip6ip6_gro_complete, inet6_offloads[IPPROTO_IPV6]
+};
+
 __attribute__((always_inline)) static inline const tgc_tunnel *tunnel_of(unsigned encap)
 {
-	return encap > TGC_ENCAP_NONE && encap < TGC_ENCAP_COUNT ? &tgc_tunnels[encap] : nullptr;
+	return encap > TGC_ENCAP_NONE && encap < TGC_ENCAP_COUNT ? &kTunnels[encap] : nullptr;
 }
 
 // Whether protocol @p over an IP header of version @version carries a tunnel of the table.
 __attribute__((always_inline)) static inline bool is_tunnel_proto(u32 version, u8 p)
 {
 	for (unsigned e = TGC_ENCAP_NONE + 1; e < TGC_ENCAP_COUNT; e++)
-		if (tgc_tunnels[e].outer_version == version && tgc_tunnels[e].proto == p)
+		if (kTunnels[e].outer_version == version && kTunnels[e].proto == p)
 			return true;
 	return false;
 }
@@ -136,9 +146,9 @@ __attribute__((always_inline)) static inline unsigned parse_ip(const u8 *hdr, u3
 			return TGC_R_EXT_LIMIT;
 		if (walked)
 			return TGC_R_MALFORMED; // an extension header runs past the bytes or the IPv6 payload
-		if (next == ipv6::kFragment)
+		if (next != kProtoTCP && next == ipv6::kFragment) // TCP first: the common case, one compare
 			return TGC_R_FRAGMENT;
-		if (is_other_ext(next))
+		if (next != kProtoTCP && is_other_ext(next))
 			return TGC_R_IPV6_EXT;
 		l->hlen = end - off;
 		l->next = next;

@@ -19,7 +19,7 @@ __attribute__((always_inline)) static inline bool same_l3(const u8 *a, const u8 
 		return a[0] == b[0] && a[ipv4::kProto] == b[ipv4::kProto] && words_equal(a + ipv4::kSaddr, b + ipv4::kSaddr, 8);
 	return ((load32(a) ^ load32(b)) & ipv6::kFlowMask) == 0 && a[ipv6::kNextHdr] == b[ipv6::kNextHdr] &&
 	       words_equal(a + ipv6::kSaddr, b + ipv6::kSaddr, 32) &&
-	       words_equal(a + ipv6::kLen, b + ipv6::kLen, hlen - ipv6::kLen); // extension headers: multiples of 8
+	       (hlen == ipv6::kLen || words_equal(a + ipv6::kLen, b + ipv6::kLen, hlen - ipv6::kLen)); // 8-byte units
 }
 
 // Layer-3 flush check of one IP layer against the held packet's first segment (kernel: inet_gro_flush /

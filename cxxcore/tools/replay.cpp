@@ -91,6 +91,12 @@ std::string layer_name(const uint8_t *p, size_t n, int depth)
 			return "ip6 (short)";
 		hlen = 40;
 		proto = p[6];
+		// Through hop-by-hop, routing and destination options headers (the encapsulation-limit option of ip6
+		// tunnels), as the core walks them.
+		while ((proto == 0 || proto == 43 || proto == 60) && hlen + 8 <= n) {
+			proto = p[hlen];
+			hlen += (p[hlen + 1] + 1u) * 8u;
+		}
 		src = addr6(p + 8);
 		dst = addr6(p + 24);
 		kind = "ip6";

@@ -27,7 +27,7 @@
 
 #define TGK_MAX_FRAME 1600
 #define TGK_MAX_INPUT 8192	/* one input skb: a GSO input holds several MSS segments */
-#define TGK_FLOW_KEYS 2048	/* order keys: inner source port - 40000 (0-255), encap, label */
+#define TGK_FLOW_KEYS 8192	/* order keys: inner source port - 40000 (0-255), encap, labels */
 
 struct tgk_ctx {
 	struct net_device *dev;
@@ -123,6 +123,7 @@ void tgk_default(struct tgk_seg *s, enum tgk_encap encap)
 	s->outer = (struct tgk_v4){ .ttl = 64, .df = true, .id = encap == TGK_PLAIN4 ? 1 : 0 };
 	s->inner4 = (struct tgk_v4){ .ttl = 64, .df = true, .id = 1 };
 	s->inner6 = (struct tgk_v6){ .hop_limit = 64 };
+	s->outer6 = (struct tgk_v6){ .hop_limit = 64 };
 	s->sport = 40000;
 	s->dport = 5001;
 	s->window = 512;
@@ -166,13 +167,73 @@ static unsigned int tgk_put_v4(u8 *p, const struct tgk_v4 *h, unsigned int total
 	return hl;
 }
 
+/* Bytes of @h's extension header (0 or 8). */
+static unsigned int tgk_ext_len(const struct tgk_v6 *h)
+{
+	return h->dstopts || h->ext ? 8 : 0;
+}
+
+/*
+ * Writes an IPv6 header and its extension header (if any) carrying @payload bytes of protocol
+ * @next after them, from 2001:db8:41::@host + 1 to ...::@host; returns the bytes written.
+ */
+static unsigned int tgk_put_v6(u8 *p, const struct tgk_v6 *h, unsigned int payload, u8 next,
+			       u8 host)
+{
+	static const u8 prefix6[6] = { 0x20, 0x01, 0x0d, 0xb8, 0x00, 0x41 };
+	struct ipv6hdr *ip6 = (struct ipv6hdr *)p;
+	unsigned int ext = tgk_ext_len(h);
+	u8 kind = h->ext ? h->ext : TGK_EXT_DSTOPTS;
+
+	memset(ip6, 0, sizeof(*ip6));
+	*(__be32 *)ip6 = htonl((6u << 28) | ((u32)h->traffic_class << 20) |
+			       (h->flow_label & 0xfffff));
+	ip6->payload_len = htons(ext + payload);
+	ip6->nexthdr = h->next_header ? h->next_header : next;
+	ip6->hop_limit = h->hop_limit;
+	memcpy(&ip6->saddr, prefix6, 6);
+	memcpy(&ip6->daddr, prefix6, 6);
+	ip6->saddr.s6_addr[14] = host;
+	ip6->daddr.s6_addr[14] = host;
+	ip6->saddr.s6_addr[15] = 2;
+	ip6->daddr.s6_addr[15] = 1;
+	if (ext) {
+		u8 *e = p + sizeof(*ip6);
+
+		memset(e, 0, 8);
+		e[0] = ip6->nexthdr;
+		switch (kind) {
+		case TGK_EXT_FRAG:
+			ip6->nexthdr = NEXTHDR_FRAGMENT;
+			e[7] = 0x41;		/* identification, offset 0, M clear */
+			break;
+		case TGK_EXT_ENCAP_LIMIT:
+			ip6->nexthdr = NEXTHDR_DEST;
+			e[2] = 4;		/* tunnel encapsulation limit (RFC 2473), len 1 */
+			e[3] = 1;
+			e[4] = 4;
+			e[5] = 1;		/* PadN of 1 */
+			e[6] = 1;
+			break;
+		default:
+			ip6->nexthdr = kind == TGK_EXT_HOP ? NEXTHDR_HOP : NEXTHDR_DEST;
+			e[2] = 1;		/* PadN of 4 after the 2 */
+			e[3] = 4;
+			break;
+		}
+		if (kind != TGK_EXT_FRAG)
+			e[7] = h->ext_fill;
+	}
+	return sizeof(*ip6) + ext;
+}
+
 /* Writes one wire frame from the network header on; returns its length (padding included). */
 static unsigned int tgk_build(u8 *buf, const struct tgk_seg *s)
 {
-	static const u8 prefix6[6] = { 0x20, 0x01, 0x0d, 0xb8, 0x00, 0x41 };
 	unsigned int thlen = sizeof(struct tcphdr) + s->optlen, l4 = thlen + s->payload_len, cl;
-	unsigned int off = 0, i;
-	unsigned int ext = s->encap == TGK_SIT && s->inner6.dstopts ? 8 : 0;
+	bool v6_outer = s->encap == TGK_IP4IP6 || s->encap == TGK_IP6IP6;
+	bool v6_inner = s->encap == TGK_SIT || s->encap == TGK_IP6IP6;
+	unsigned int off = 0, i, olen = 0;
 	u8 *inner, *th;
 	struct tcphdr *tcp;
 	__wsum sum;
@@ -188,43 +249,33 @@ static unsigned int tgk_build(u8 *buf, const struct tgk_seg *s)
 		((struct iphdr *)buf)->saddr = htonl(0xc6130102);
 		((struct iphdr *)buf)->daddr = htonl(0xc6130101);
 	} else {
-		unsigned int ilen = s->encap == TGK_IPIP ?
-				    (s->inner4.ihl ? s->inner4.ihl : 5) * 4 + l4 : 40 + ext + l4;
+		unsigned int ilen = v6_inner ? 40 + tgk_ext_len(&s->inner6) + l4 :
+				    (s->inner4.ihl ? s->inner4.ihl : 5) * 4 + l4;
+		u8 proto = v6_inner ? IPPROTO_IPV6 : IPPROTO_IPIP;
 
-		tgk_put_v4(buf, &s->outer, 20 + ilen + s->inner_padding + s->outer_len_delta,
-			   s->encap == TGK_IPIP ? IPPROTO_IPIP : IPPROTO_IPV6);
-		((struct iphdr *)buf)->saddr = htonl(0xc6120002);
-		((struct iphdr *)buf)->daddr = htonl(0xc6120001);
-		inner = buf + 20;
-		if (s->encap == TGK_IPIP) {
-			off = 20 + tgk_put_v4(inner, &s->inner4, ilen, IPPROTO_TCP);
+		if (v6_outer) {
+			olen = tgk_put_v6(buf, &s->outer6, ilen + s->inner_padding, proto, 0x66);
+			((struct ipv6hdr *)buf)->payload_len =
+				htons(ilen + s->inner_padding + s->outer_len_delta +
+				      tgk_ext_len(&s->outer6));
+		} else {
+			olen = 20;
+			tgk_put_v4(buf, &s->outer,
+				   20 + ilen + s->inner_padding + s->outer_len_delta, proto);
+			((struct iphdr *)buf)->saddr = htonl(0xc6120002);
+			((struct iphdr *)buf)->daddr = htonl(0xc6120001);
+			/* Re-checksum the outer header after the addresses went in. */
+			((struct iphdr *)buf)->check = 0;
+			((struct iphdr *)buf)->check = ip_fast_csum(buf, 5);
+		}
+		inner = buf + olen;
+		if (v6_inner) {
+			off = olen + tgk_put_v6(inner, &s->inner6, l4, IPPROTO_TCP, 0);
+		} else {
+			off = olen + tgk_put_v4(inner, &s->inner4, ilen, IPPROTO_TCP);
 			((struct iphdr *)inner)->saddr = htonl(0xc6130102);
 			((struct iphdr *)inner)->daddr = htonl(0xc6130101);
-		} else {
-			struct ipv6hdr *ip6 = (struct ipv6hdr *)inner;
-
-			memset(ip6, 0, sizeof(*ip6));
-			*(__be32 *)ip6 = htonl((6u << 28) | ((u32)s->inner6.traffic_class << 20) |
-					       (s->inner6.flow_label & 0xfffff));
-			ip6->payload_len = htons(ext + l4);
-			ip6->nexthdr = s->inner6.next_header ? s->inner6.next_header : IPPROTO_TCP;
-			if (ext) {
-				/* next header TCP, length 0 (8 bytes), PadN of 4 after the 2 */
-				static const u8 dstopts[8] = { IPPROTO_TCP, 0, 1, 4, 0, 0, 0, 0 };
-
-				ip6->nexthdr = IPPROTO_DSTOPTS;
-				memcpy(inner + 40, dstopts, sizeof(dstopts));
-			}
-			ip6->hop_limit = s->inner6.hop_limit;
-			memcpy(&ip6->saddr, prefix6, 6);
-			memcpy(&ip6->daddr, prefix6, 6);
-			ip6->saddr.s6_addr[15] = 2;
-			ip6->daddr.s6_addr[15] = 1;
-			off = 60 + ext;
 		}
-		/* Re-checksum the outer header after the addresses went in. */
-		((struct iphdr *)buf)->check = 0;
-		((struct iphdr *)buf)->check = ip_fast_csum(buf, 5);
 	}
 	if (inner[0] >> 4 == 4) {
 		unsigned int ihl = max_t(unsigned int, ((struct iphdr *)inner)->ihl, 5);
@@ -288,7 +339,7 @@ static struct sk_buff *tgk_skb(struct kunit *test, const u8 *frame, unsigned int
 	ether_addr_copy(eth->h_dest, tgk->dev->dev_addr);
 	eth_zero_addr(eth->h_source);
 	eth->h_source[5] = 2;
-	eth->h_proto = htons(ETH_P_IP);
+	eth->h_proto = htons(frame[0] >> 4 == 6 ? ETH_P_IPV6 : ETH_P_IP);
 	skb_put_data(skb, frame, head);
 	if (o->frag_list && head < len) {
 		struct sk_buff *rest = alloc_skb(len - head, GFP_KERNEL);
@@ -346,8 +397,12 @@ static struct sk_buff *tgk_input(struct kunit *test, const struct tgk_seg *s,
 	if (s->gso_segs > 1) {
 		skb_shinfo(skb)->gso_size = s->payload_len / s->gso_segs;
 		skb_shinfo(skb)->gso_segs = s->gso_segs;
-		skb_shinfo(skb)->gso_type = (s->encap == TGK_SIT ? SKB_GSO_TCPV6 : SKB_GSO_TCPV4) |
-					    (s->encap == TGK_PLAIN4 ? 0 : SKB_GSO_IPXIP4);
+		bool v6_inner = s->encap == TGK_SIT || s->encap == TGK_IP6IP6;
+		bool v6_outer = s->encap == TGK_IP4IP6 || s->encap == TGK_IP6IP6;
+
+		skb_shinfo(skb)->gso_type = (v6_inner ? SKB_GSO_TCPV6 : SKB_GSO_TCPV4) |
+					    (s->encap == TGK_PLAIN4 ? 0 :
+					     v6_outer ? SKB_GSO_IPXIP6 : SKB_GSO_IPXIP4);
 	}
 	return skb;
 }
@@ -380,19 +435,40 @@ void tgk_flows_in_bursts(struct tgk_seg *s, unsigned int flows, unsigned int per
  */
 static bool tgk_inner_ids_free;
 
+/* Offset of a tunnel frame's inner network header: past the outer IPv4 header, or the outer
+ * IPv6 header and its extension headers.
+ */
+static unsigned int tgk_inner_off(const u8 *f, unsigned int len)
+{
+	unsigned int off = sizeof(struct ipv6hdr);
+	u8 next = f[6];
+
+	if (f[0] >> 4 == 4)
+		return (f[0] & 0xf) * 4;
+	while (off + 8 <= len && (next == NEXTHDR_HOP || next == NEXTHDR_DEST ||
+				  next == NEXTHDR_ROUTING || next == NEXTHDR_FRAGMENT)) {
+		unsigned int l = next == NEXTHDR_FRAGMENT ? 8 : (f[off + 1] + 1) * 8;
+
+		next = f[off];
+		off += l;
+	}
+	return off;
+}
+
 static bool tgk_same_frame(const u8 *got, const u8 *want, unsigned int len, unsigned int gso_type)
 {
-	bool tunnel = !!(gso_type & SKB_GSO_IPXIP4);
+	bool tunnel = !!(gso_type & (SKB_GSO_IPXIP4 | SKB_GSO_IPXIP6));
+	bool outer4 = !!(gso_type & SKB_GSO_IPXIP4);
 	bool fixedid = (gso_type & SKB_GSO_TCP_FIXEDID) ||
 		       (tgk_inner_ids_free && (gso_type & SKB_GSO_TCPV4));
-	unsigned int inner = tunnel ? 20 : 0, k;
+	unsigned int inner = tunnel ? tgk_inner_off(want, len) : 0, k;
 
 	for (k = 0; k < len; k++) {
 		bool id_or_check = k == 4 || k == 5 || k == 10 || k == 11;
 		bool inner_id_or_check = k == inner + 4 || k == inner + 5 || k == inner + 10 ||
 					 k == inner + 11;
 
-		if (tunnel && id_or_check)
+		if (outer4 && id_or_check)
 			continue;
 		if (fixedid && inner_id_or_check && want[inner] >> 4 == 4)
 			continue;
@@ -532,7 +608,8 @@ static void tgk_prepare(struct kunit *test, const struct tgk_seg *segs, unsigned
 			 */
 			tgk->flow[f] = w.bad_csum ? TGK_FLOW_KEYS :
 				       ((w.sport - 40000) & 0xff) | (w.encap << 8) |
-				       (w.inner6.flow_label ? 1024 : 0);
+				       (w.inner6.flow_label ? 2048 : 0) |
+				       (w.outer6.flow_label ? 4096 : 0);
 			w.seq += w.payload_len;
 			w.inner4.id++;
 			w.outer.id += w.encap == TGK_PLAIN4 ? 1 : 0;
@@ -785,8 +862,8 @@ static void tgk_direct_complete(struct kunit *test, struct sk_buff *p)
 	iph->tot_len = htons(p->len);
 	iph->check = 0;
 	iph->check = ip_fast_csum(iph, 5);
-	err = iph->protocol == IPPROTO_IPIP ? tungro_ipip_gro_complete(p, sizeof(*iph))
-					     : tungro_sit_gro_complete(p, sizeof(*iph));
+	err = tungro_gro_complete_of[iph->protocol == IPPROTO_IPIP ? TUNGRO_SLOT_IPIP :
+				     TUNGRO_SLOT_SIT](p, sizeof(*iph));
 	KUNIT_EXPECT_EQ(test, err, 0);
 	tgk_deliver(p);
 }
@@ -821,8 +898,8 @@ static void tgk_direct_one(struct kunit *test, struct list_head *held, unsigned 
 	skb_gro_pull(skb, sizeof(*iph));
 	skb_set_transport_header(skb, skb_gro_offset(skb));
 
-	pp = iph->protocol == IPPROTO_IPIP ? tungro_ipip_gro_receive(held, skb)
-					   : tungro_sit_gro_receive(held, skb);
+	pp = tungro_gro_receive_of[iph->protocol == IPPROTO_IPIP ? TUNGRO_SLOT_IPIP :
+				   TUNGRO_SLOT_SIT](held, skb);
 	if (pp) {
 		skb_list_del_init(pp);
 		(*nheld)--;

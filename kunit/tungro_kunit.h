@@ -43,13 +43,15 @@
  *   K03 with a checksum over the inner padding (hostile frames):
  *   k03_inner_padding_checksum_not_trusted
  *   K07 k07_refuses_a_module_offload (the guest check stacks a real module)
- *   issue 7's finding 8: sit_inner_exthdr_to_the_kernel; finding 9: stale_magic_goes_to_the_kernel.
+ *   issue 7's finding 8: sit_inner_exthdr_merged; finding 9: stale_magic_goes_to_the_kernel.
  *   Random trains in random skb layouts (skb-shape fuzzing): tungro_skb_fuzz/skb_shapes.
  *   K01 (FOU/GUE) and K06 (load/unload under traffic) need real traffic: guest checks (qemu/agent).
  *   E01-E05 through the engine's NAPI glue (tungro_engine.c) on a test receive queue:
  *   tungro_engine/e01_ninth_flow_evicts_the_oldest  e02_two_hundred_flows_keep_coalescing
  *   e03_non_coalescable_in_lists  e04_budget_exhausted_mid_train  e05_stop_delivers_held;
  *   issue 8's 16-flow trains, 8 x 8 vs one bucket of 8 fed hash 0: crafted_16_flow_trains.
+ *   X01-X08 tungro_ip6/offload_path and tungro_ip6/engine, over one case table (ip6_kunit.c:
+ *   x_cases, each row named by its case id: "X01 ip4ip6", ...).
  */
 #ifndef TUNGRO_KUNIT_H
 #define TUNGRO_KUNIT_H
@@ -59,7 +61,17 @@
 
 #include "../cxxcore/include/tungro_core.h"
 
-enum tgk_encap { TGK_PLAIN4, TGK_IPIP, TGK_SIT };
+/* The shapes the builder makes: plain TCP/IPv4, and the four IP-in-IP tunnels (gro-cases.md) */
+enum tgk_encap { TGK_PLAIN4, TGK_IPIP, TGK_SIT, TGK_IP4IP6, TGK_IP6IP6 };
+
+/* One IPv6 extension header of 8 bytes after an IPv6 header (cases X01, X02, X05-X07). */
+enum tgk_ext {
+	TGK_EXT_NONE,
+	TGK_EXT_DSTOPTS,	/* destination options, one PadN */
+	TGK_EXT_ENCAP_LIMIT,	/* destination options: encapsulation limit 4, as ip6 tunnels */
+	TGK_EXT_HOP,		/* hop-by-hop options, one PadN */
+	TGK_EXT_FRAG,		/* fragment header, offset 0, last fragment (an atomic fragment) */
+};
 
 struct tgk_v4 {
 	u8 ttl, tos, ihl, proto;	/* ihl 0 -> 5; proto 0 -> natural */
@@ -68,15 +80,18 @@ struct tgk_v4 {
 };
 
 struct tgk_v6 {
-	u8 hop_limit, traffic_class, next_header;	/* next_header 0 -> 6 */
+	u8 hop_limit, traffic_class, next_header;	/* next_header 0 -> natural */
 	u32 flow_label;
 	bool dstopts;		/* an 8-byte destination options header (PadN) before TCP */
+	u8 ext;			/* enum tgk_ext: one extension header (dstopts: TGK_EXT_DSTOPTS) */
+	u8 ext_fill;		/* last byte of the extension header's option data (X05: differs) */
 };
 
 struct tgk_seg {
 	enum tgk_encap encap;
 	struct tgk_v4 outer, inner4;
 	struct tgk_v6 inner6;
+	struct tgk_v6 outer6;	/* the outer header of ip4ip6 and ip6ip6 */
 	u16 sport, dport, window;
 	u32 seq, ack;
 	u8 flags;

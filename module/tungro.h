@@ -68,20 +68,26 @@ static inline void tungro_count_reason(unsigned int reason)
 u64 tungro_stat_sum(unsigned int idx);
 
 /*
- * One protocol slot of inet_offloads[] that tungro takes over. @orig is the kernel's own built-in
- * offload, saved before tungro's is published (read it with tungro_orig()); @ours carries the
- * kernel's gso_segment and tungro's gro_receive/gro_complete.
+ * One protocol slot of inet_offloads[] or inet6_offloads[] that tungro takes over. @orig is the
+ * kernel's own built-in offload, saved before tungro's is published (read it with tungro_orig());
+ * @ours carries the kernel's gso_segment and tungro's gro_receive/gro_complete.
  */
 struct tungro_slot {
-	const char *name;		/* "IPIP", "SIT": for messages */
-	int proto;			/* IPPROTO_IPIP, IPPROTO_IPV6 */
+	const char *name;		/* "IPIP", "SIT", "ip4ip6", "ip6ip6": for messages */
+	int proto;			/* IPPROTO_IPIP or IPPROTO_IPV6: the index in its array */
+	bool ipv6;			/* in inet6_offloads[] (outer IPv6), else inet_offloads[] */
+	unsigned int encap;		/* enum tgc_encap of the packets reaching it */
 	const struct net_offload *orig;
 	struct net_offload ours;
 	bool installed;
 };
 
-extern struct tungro_slot tungro_slot_ipip;
-extern struct tungro_slot tungro_slot_sit;
+/* In the order they are taken over (and given back in reverse). */
+enum tungro_slot_id { TUNGRO_SLOT_IPIP, TUNGRO_SLOT_SIT, TUNGRO_SLOT_IP4IP6, TUNGRO_SLOT_IP6IP6,
+		      TUNGRO_SLOT_COUNT };
+extern struct tungro_slot tungro_slots[TUNGRO_SLOT_COUNT];
+#define tungro_slot_ipip (tungro_slots[TUNGRO_SLOT_IPIP])
+#define tungro_slot_sit (tungro_slots[TUNGRO_SLOT_SIT])
 /* jiffies once every CPU sees tungro's slots: a held packet older than this is the kernel's. */
 extern unsigned long tungro_installed_at;
 
@@ -102,17 +108,17 @@ static inline const struct net_offload *tungro_orig(const struct tungro_slot *sl
 	return orig;
 }
 
-struct sk_buff *tungro_ipip_gro_receive(struct list_head *head, struct sk_buff *skb);
-struct sk_buff *tungro_sit_gro_receive(struct list_head *head, struct sk_buff *skb);
-int tungro_ipip_gro_complete(struct sk_buff *skb, int nhoff);
-int tungro_sit_gro_complete(struct sk_buff *skb, int nhoff);
+/* tungro's callbacks for each slot (tungro_gro.c), indexed by enum tungro_slot_id */
+extern struct sk_buff *(*const tungro_gro_receive_of[TUNGRO_SLOT_COUNT])(struct list_head *head,
+									 struct sk_buff *skb);
+extern int (*const tungro_gro_complete_of[TUNGRO_SLOT_COUNT])(struct sk_buff *skb, int nhoff);
 
 /* tungro's flow hash of a segment, for the tungro_flush tracepoint (tungro_gro.c); 0: no flow. */
 u32 tungro_seg_hash(const struct tgc_seg *seg);
 
 /* skb mechanics of tungro_gro.c, shared by the offload path and the engine path. */
 int tungro_append(struct sk_buff *p, struct sk_buff *skb);
-void tungro_gso_fixup(struct sk_buff *skb, int nhoff, __be16 inner_proto,
+void tungro_gso_fixup(struct sk_buff *skb, int nhoff, unsigned int encap,
 		      const struct tgc_completion *c, unsigned int segs);
 
 /*

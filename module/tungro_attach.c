@@ -87,7 +87,11 @@ static unsigned int tungro_kind(struct sk_buff *skb)
 		if (!pskb_may_pull(skb, sizeof(struct ipv6hdr)))
 			return TUNGRO_NH_OTHER;
 		proto = skb->data[offsetof(struct ipv6hdr, nexthdr)];
-		if (proto == IPPROTO_TCP)
+		/* TCP, ip4ip6 and ip6ip6, and what hides behind the extension headers the core
+		 * walks (it passes what it cannot merge, in order, with a reason)
+		 */
+		if (proto == IPPROTO_TCP || proto == IPPROTO_IPIP || proto == IPPROTO_IPV6 ||
+		    proto == NEXTHDR_HOP || proto == NEXTHDR_DEST || proto == NEXTHDR_ROUTING)
 			return TUNGRO_NH_COUNT;
 		break;
 	default:

@@ -82,15 +82,6 @@ static void tungro_rxq_out(struct tungro_rxq *q, struct sk_buff *skb, unsigned i
 		tungro_rxq_deliver(q);
 }
 
-static __be16 tungro_inner_proto(unsigned int encap)
-{
-	if (encap == TGC_ENCAP_IPIP)
-		return htons(ETH_P_IP);
-	if (encap == TGC_ENCAP_SIT)
-		return htons(ETH_P_IPV6);
-	return 0;
-}
-
 /* Frees a segment whose payload now belongs to a held packet, as NAPI_GRO_CB(skb)->free says. */
 static void tungro_free_merged(struct sk_buff *skb)
 {
@@ -153,8 +144,7 @@ static void tungro_op_complete(void *ctx, void *held, const struct tgc_done *d)
 			tungro_q_count(q, TUNGRO_Q_FINISH_FAILED, 1);
 		} else {
 			skb_shinfo(p)->gso_size = d->gso_size;
-			tungro_gso_fixup(p, d->first.inner_off, tungro_inner_proto(d->first.encap),
-					 &c, d->count);
+			tungro_gso_fixup(p, d->first.inner_off, d->first.encap, &c, d->count);
 			tungro_q_count(q, TUNGRO_Q_COMPLETED, 1);
 			tungro_q_count(q, TUNGRO_Q_HIST + tgc_hist_bucket(d->count), 1);
 		}
@@ -240,13 +230,18 @@ static void tungro_rxq_feed(struct tungro_rxq *q, struct sk_buff *skb, unsigned 
 		tungro_q_count(q, TUNGRO_Q_UNCLONE_FAILED, 1);
 		goto pass;
 	}
-	/* The rx_handler pulled the IP header and let only TCP, IPIP and SIT here. */
-	if (skb->protocol == htons(ETH_P_IP) && skb->data[9] == IPPROTO_IPIP)
-		seg.encap = TGC_ENCAP_IPIP;
-	else if (skb->protocol == htons(ETH_P_IP) && skb->data[9] == IPPROTO_IPV6)
-		seg.encap = TGC_ENCAP_SIT;
-	/* Headers up to the first payload byte into the linear part, nothing more. */
-	while ((need = tgc_hdr_need(have ? skb->data : NULL, have, skb->len, seg.encap)) > have) {
+	/*
+	 * The rx_handler pulled the IP header and let only TCP and the IP-in-IP tunnels here (over
+	 * IPv6 perhaps behind extension headers). Headers up to the first payload byte into the
+	 * linear part, nothing more, in the steps tgc_hdr_need() asks for; the tunnel is told again
+	 * after each step, since an outer IPv6 header's extension headers hide which it is.
+	 */
+	have = skb->protocol == htons(ETH_P_IP) ? sizeof(struct iphdr) : sizeof(struct ipv6hdr);
+	for (;;) {
+		seg.encap = tgc_encap_detect(skb->data, have);
+		need = tgc_hdr_need(skb->data, have, skb->len, seg.encap);
+		if (need <= have)
+			break;
 		if (!pskb_may_pull(skb, need)) {
 			tungro_q_count(q, TUNGRO_Q_HDR_FAILED, 1);
 			goto pass;

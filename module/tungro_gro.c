@@ -367,8 +367,9 @@ static void tungro_offload_reason(unsigned int reason, const struct tgc_seg *seg
  * with the skbs.
  */
 static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff *skb,
-					  struct tungro_slot *slot, unsigned int encap)
+					  struct tungro_slot *slot)
 {
+	const unsigned int encap = slot->encap;
 	struct tungro_rx rx = {
 		.head = head, .skb = skb, .outer_off = tungro_gro_outer_nhoff(skb),
 	};
@@ -420,10 +421,11 @@ static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff
 	tgc_receive(&seg, &tungro_rx_ops, &rx, &r);
 	match = r.held;
 
-	/* UDP and the rest, and inner IPv6 extension headers (6.12 merges identical ones), stay
-	 * with the kernel. Nothing was looked up or pulled for them.
+	/* UDP and the rest, and inner IPv6 extension headers the core does not walk or has too
+	 * many of, stay with the kernel. Nothing was looked up or pulled for them.
 	 */
-	if (!r.parsed && (r.v.reason == TGC_R_NOT_TCP || r.v.reason == TGC_R_IPV6_EXT)) {
+	if (!r.parsed && (r.v.reason == TGC_R_NOT_TCP || r.v.reason == TGC_R_IPV6_EXT ||
+			  r.v.reason == TGC_R_EXT_LIMIT)) {
 		reason = r.v.reason;
 		goto delegate;
 	}
@@ -473,37 +475,47 @@ delegate:
 	return tungro_orig(slot)->callbacks.gro_receive(head, skb);
 }
 
-/**
- * tungro_ipip_gro_receive() - gro_receive of tungro's IPIP offload (inet_offloads[IPPROTO_IPIP])
- * @head: the GRO list of the segment's bucket
- * @skb: the segment, its GRO offset past the outer IPv4 header
- *
- * Context: softirq (NAPI), called by inet_gro_receive() or fou/gue_gro_receive().
- * Return: the held packet to complete now, or NULL (see tungro_gro_receive()).
+/*
+ * gro_receive of tungro's four offloads: inet_offloads[IPPROTO_IPIP] (IPIP) and [IPPROTO_IPV6]
+ * (SIT), called by inet_gro_receive() with the GRO offset past the outer IPv4 header; and
+ * inet6_offloads[IPPROTO_IPIP] (ip4ip6) and [IPPROTO_IPV6] (ip6ip6), called by ipv6_gro_receive()
+ * past the outer IPv6 header and the extension headers it pulled (the ip6 tunnels' encapsulation
+ * limit option). Any of them by fou/gue_gro_receive() too (K01, K08). Softirq (NAPI).
  */
-struct sk_buff *tungro_ipip_gro_receive(struct list_head *head, struct sk_buff *skb)
+static struct sk_buff *tungro_ipip_gro_receive(struct list_head *head, struct sk_buff *skb)
 {
-	return tungro_gro_receive(head, skb, &tungro_slot_ipip, TGC_ENCAP_IPIP);
+	return tungro_gro_receive(head, skb, &tungro_slots[TUNGRO_SLOT_IPIP]);
 }
 
-/**
- * tungro_sit_gro_receive() - gro_receive of tungro's SIT offload (inet_offloads[IPPROTO_IPV6])
- * @head: the GRO list of the segment's bucket
- * @skb: the segment, its GRO offset past the outer IPv4 header
- *
- * Context: softirq (NAPI), called by inet_gro_receive() or fou/gue_gro_receive().
- * Return: the held packet to complete now, or NULL (see tungro_gro_receive()).
- */
-struct sk_buff *tungro_sit_gro_receive(struct list_head *head, struct sk_buff *skb)
+static struct sk_buff *tungro_sit_gro_receive(struct list_head *head, struct sk_buff *skb)
 {
-	return tungro_gro_receive(head, skb, &tungro_slot_sit, TGC_ENCAP_SIT);
+	return tungro_gro_receive(head, skb, &tungro_slots[TUNGRO_SLOT_SIT]);
 }
+
+static struct sk_buff *tungro_ip4ip6_gro_receive(struct list_head *head, struct sk_buff *skb)
+{
+	return tungro_gro_receive(head, skb, &tungro_slots[TUNGRO_SLOT_IP4IP6]);
+}
+
+static struct sk_buff *tungro_ip6ip6_gro_receive(struct list_head *head, struct sk_buff *skb)
+{
+	return tungro_gro_receive(head, skb, &tungro_slots[TUNGRO_SLOT_IP6IP6]);
+}
+
+struct sk_buff *(*const tungro_gro_receive_of[TUNGRO_SLOT_COUNT])(struct list_head *head,
+								  struct sk_buff *skb) = {
+	[TUNGRO_SLOT_IPIP] = tungro_ipip_gro_receive,
+	[TUNGRO_SLOT_SIT] = tungro_sit_gro_receive,
+	[TUNGRO_SLOT_IP4IP6] = tungro_ip4ip6_gro_receive,
+	[TUNGRO_SLOT_IP6IP6] = tungro_ip6ip6_gro_receive,
+};
 
 /**
  * tungro_gso_fixup() - checksum and GSO fields of a GRO packet whose headers the core fixed
  * @skb: the GRO packet (2+ segments), skb->data at its outermost network header
  * @nhoff: offset of its innermost network header from skb->data (0 for plain TCP)
- * @inner_proto: htons(ETH_P_IP or ETH_P_IPV6) of an IPIP/SIT packet's inner header, 0 for TCP
+ * @encap: its tunnel (enum tgc_encap, TGC_ENCAP_NONE for plain TCP): inner protocol and the
+ *         IPXIP4/IPXIP6 bit come from the core's row (tgc_tunnel_of())
  * @c: what tgc_complete() reported
  * @segs: wire segments in it
  *
@@ -511,18 +523,19 @@ struct sk_buff *tungro_sit_gro_receive(struct list_head *head, struct sk_buff *s
  * split the packet again and the stack trusts its checksum (CHECKSUM_PARTIAL over the inner TCP
  * header).
  */
-void tungro_gso_fixup(struct sk_buff *skb, int nhoff, __be16 inner_proto,
+void tungro_gso_fixup(struct sk_buff *skb, int nhoff, unsigned int encap,
 		      const struct tgc_completion *c, unsigned int segs)
 {
+	const struct tgc_tunnel *t = tgc_tunnel_of(encap);
 	struct skb_shared_info *shinfo = skb_shinfo(skb);
 
 	skb_set_transport_header(skb, nhoff + c->tcp_off);
-	if (inner_proto) {
+	if (t) {
 		skb->encapsulation = 1;
-		skb_set_inner_protocol(skb, inner_proto);
+		skb_set_inner_protocol(skb, htons(t->inner_version == 6 ? ETH_P_IPV6 : ETH_P_IP));
 		skb_set_inner_network_header(skb, nhoff);
 		skb->inner_transport_header = skb->transport_header;
-		shinfo->gso_type |= SKB_GSO_IPXIP4;
+		shinfo->gso_type |= t->gso == TGC_GSO_IPXIP6 ? SKB_GSO_IPXIP6 : SKB_GSO_IPXIP4;
 	}
 	skb->csum_start = skb_transport_header(skb) - skb->head;
 	skb->csum_offset = c->csum_offset;
@@ -541,8 +554,7 @@ void tungro_gso_fixup(struct sk_buff *skb, int nhoff, __be16 inner_proto,
  * from fou/gue_gro_complete(), with @nhoff at the inner network header, for held packets of 2+
  * segments.
  */
-static int tungro_gro_complete(struct sk_buff *skb, int nhoff, struct tungro_slot *slot,
-			       __be16 inner_proto)
+static int tungro_gro_complete(struct sk_buff *skb, int nhoff, struct tungro_slot *slot)
 {
 	struct tgc_completion c;
 
@@ -560,34 +572,40 @@ static int tungro_gro_complete(struct sk_buff *skb, int nhoff, struct tungro_slo
 		return tungro_orig(slot)->callbacks.gro_complete(skb, nhoff);
 	}
 
-	tungro_gso_fixup(skb, nhoff, inner_proto, &c, NAPI_GRO_CB(skb)->count);
+	tungro_gso_fixup(skb, nhoff, slot->encap, &c, NAPI_GRO_CB(skb)->count);
 	tungro_count(TUNGRO_S_COMPLETED, 1);
 	tungro_count(TUNGRO_S_HIST + tgc_hist_bucket(NAPI_GRO_CB(skb)->count), 1);
 	return 0;
 }
 
-/**
- * tungro_ipip_gro_complete() - gro_complete of tungro's IPIP offload
- * @skb: a held GRO packet of 2+ segments, its outer IPv4 header fixed by inet_gro_complete()
- * @nhoff: offset of the inner IPv4 header from skb->data
- *
- * Context: softirq (NAPI).
- * Return: 0, or what the kernel's own callback returns for a packet tungro did not build.
+/*
+ * gro_complete of the four offloads: a held GRO packet of 2+ segments, its outer header fixed by
+ * inet_gro_complete() or ipv6_gro_complete(), @nhoff at the inner network header. Returns 0, or
+ * what the kernel's own callback returns for a packet tungro did not build. Softirq (NAPI).
  */
-int tungro_ipip_gro_complete(struct sk_buff *skb, int nhoff)
+static int tungro_ipip_gro_complete(struct sk_buff *skb, int nhoff)
 {
-	return tungro_gro_complete(skb, nhoff, &tungro_slot_ipip, htons(ETH_P_IP));
+	return tungro_gro_complete(skb, nhoff, &tungro_slots[TUNGRO_SLOT_IPIP]);
 }
 
-/**
- * tungro_sit_gro_complete() - gro_complete of tungro's SIT offload
- * @skb: a held GRO packet of 2+ segments, its outer IPv4 header fixed by inet_gro_complete()
- * @nhoff: offset of the inner IPv6 header from skb->data
- *
- * Context: softirq (NAPI).
- * Return: 0, or what the kernel's own callback returns for a packet tungro did not build.
- */
-int tungro_sit_gro_complete(struct sk_buff *skb, int nhoff)
+static int tungro_sit_gro_complete(struct sk_buff *skb, int nhoff)
 {
-	return tungro_gro_complete(skb, nhoff, &tungro_slot_sit, htons(ETH_P_IPV6));
+	return tungro_gro_complete(skb, nhoff, &tungro_slots[TUNGRO_SLOT_SIT]);
 }
+
+static int tungro_ip4ip6_gro_complete(struct sk_buff *skb, int nhoff)
+{
+	return tungro_gro_complete(skb, nhoff, &tungro_slots[TUNGRO_SLOT_IP4IP6]);
+}
+
+static int tungro_ip6ip6_gro_complete(struct sk_buff *skb, int nhoff)
+{
+	return tungro_gro_complete(skb, nhoff, &tungro_slots[TUNGRO_SLOT_IP6IP6]);
+}
+
+int (*const tungro_gro_complete_of[TUNGRO_SLOT_COUNT])(struct sk_buff *skb, int nhoff) = {
+	[TUNGRO_SLOT_IPIP] = tungro_ipip_gro_complete,
+	[TUNGRO_SLOT_SIT] = tungro_sit_gro_complete,
+	[TUNGRO_SLOT_IP4IP6] = tungro_ip4ip6_gro_complete,
+	[TUNGRO_SLOT_IP6IP6] = tungro_ip6ip6_gro_complete,
+};

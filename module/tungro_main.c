@@ -27,7 +27,7 @@ static int __init tungro_init(void)
 		tungro_offloads_remove();
 		return err;
 	}
-	pr_info("IPIP and SIT GRO taken over\n");
+	pr_info("IPIP, SIT, ip4ip6 and ip6ip6 GRO taken over\n");
 	return 0;
 }
 
@@ -36,7 +36,7 @@ static void __exit tungro_exit(void)
 	tungro_attach_exit();
 	tungro_debugfs_exit();
 	tungro_offloads_remove();
-	pr_info("IPIP and SIT GRO given back to the kernel\n");
+	pr_info("IPIP, SIT, ip4ip6 and ip6ip6 GRO given back to the kernel\n");
 }
 
 module_init(tungro_init);

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tungro_offload.c - swap the kernel's IPIP and SIT GRO callbacks for tungro's and back.
+ * tungro_offload.c - swap the kernel's IP-in-IP GRO callbacks for tungro's and back.
  *
- * inet_offloads[IPPROTO_IPIP] and inet_offloads[IPPROTO_IPV6] are RCU pointers read by
- * inet_gro_receive() and inet_gro_complete() in softirq context (and by fou/gue's gro callbacks).
+ * inet_offloads[IPPROTO_IPIP] (IPIP), inet_offloads[IPPROTO_IPV6] (SIT),
+ * inet6_offloads[IPPROTO_IPIP] (ip4ip6) and inet6_offloads[IPPROTO_IPV6] (ip6ip6) are RCU pointers
+ * read by inet_gro_receive()/ipv6_gro_receive() and their gro_complete in softirq context (and by
+ * fou/gue's gro callbacks, over either outer family).
  * tungro publishes its own net_offload with one cmpxchg per protocol (never a window with no
  * offload, unlike inet_del_offload + inet_add_offload), keeps the kernel's gso_segment so GSO of
  * tunnel packets is untouched, and on removal puts the saved pointer back and waits for every CPU
@@ -28,13 +30,26 @@
 #include "tungro.h"
 #include "compat/tungro_compat.h"
 
-struct tungro_slot tungro_slot_ipip = { .name = "IPIP", .proto = IPPROTO_IPIP };
-struct tungro_slot tungro_slot_sit = { .name = "SIT", .proto = IPPROTO_IPV6 };
+struct tungro_slot tungro_slots[TUNGRO_SLOT_COUNT] = {
+	[TUNGRO_SLOT_IPIP] = { .name = "IPIP", .proto = IPPROTO_IPIP, .encap = TGC_ENCAP_IPIP },
+	[TUNGRO_SLOT_SIT] = { .name = "SIT", .proto = IPPROTO_IPV6, .encap = TGC_ENCAP_SIT },
+	[TUNGRO_SLOT_IP4IP6] = { .name = "ip4ip6", .proto = IPPROTO_IPIP, .ipv6 = true,
+				 .encap = TGC_ENCAP_IP4IP6 },
+	[TUNGRO_SLOT_IP6IP6] = { .name = "ip6ip6", .proto = IPPROTO_IPV6, .ipv6 = true,
+				 .encap = TGC_ENCAP_IP6IP6 },
+};
+
 unsigned long tungro_installed_at;
 
 static const struct net_offload __rcu **tungro_slot_ptr(const struct tungro_slot *s)
 {
-	return &inet_offloads[s->proto];
+	return s->ipv6 ? &inet6_offloads[s->proto] : &inet_offloads[s->proto];
+}
+
+/* The slot's array, for messages. */
+static const char *tungro_slot_array(const struct tungro_slot *s)
+{
+	return s->ipv6 ? "inet6_offloads" : "inet_offloads";
 }
 
 static const struct net_offload *tungro_slot_now(const struct tungro_slot *s)
@@ -59,13 +74,13 @@ static int tungro_swap_in(struct tungro_slot *s,
 	const struct net_offload *orig = tungro_slot_now(s);
 
 	if (!orig || !orig->callbacks.gro_receive) {
-		pr_err("no GRO offload for IP protocol %d (%s): is CONFIG_NET_IPIP/CONFIG_IPV6_SIT off?\n",
-		       s->proto, s->name);
+		pr_err("no GRO offload in %s[%d] (%s): is IPv6 off or not loaded yet?\n",
+		       tungro_slot_array(s), s->proto, s->name);
 		return -ENOENT;
 	}
 	if (!tungro_is_kernels(orig)) {
-		pr_err("refusing to load: inet_offloads[%d] (%s) holds another module's offload (gro_receive %ps, gro_complete %ps), not the kernel's; unload that module first\n",
-		       s->proto, s->name, orig->callbacks.gro_receive,
+		pr_err("refusing to load: %s[%d] (%s) holds another module's offload (gro_receive %ps, gro_complete %ps), not the kernel's; unload that module first\n",
+		       tungro_slot_array(s), s->proto, s->name, orig->callbacks.gro_receive,
 		       orig->callbacks.gro_complete);
 		return -EBUSY;
 	}
@@ -83,8 +98,8 @@ static int tungro_swap_in(struct tungro_slot *s,
 	WRITE_ONCE(tungro_installed_at, jiffies);
 	if (cmpxchg((const struct net_offload __force **)tungro_slot_ptr(s), orig,
 		    &s->ours) != orig) {
-		pr_err("refusing to load: inet_offloads[%d] (%s) changed while tungro was installing\n",
-		       s->proto, s->name);
+		pr_err("refusing to load: %s[%d] (%s) changed while tungro was installing\n",
+		       tungro_slot_array(s), s->proto, s->name);
 		return -EBUSY;
 	}
 	s->installed = true;
@@ -110,8 +125,8 @@ static void tungro_swap_out(struct tungro_slot *s)
 		if (cur == &s->ours)
 			break;
 		if (cur == s->orig) {
-			pr_warn("inet_offloads[%d] (%s) already holds the kernel's offload again: someone restored it over tungro's\n",
-				s->proto, s->name);
+			pr_warn("%s[%d] (%s) already holds the kernel's offload again: someone restored it over tungro's\n",
+				tungro_slot_array(s), s->proto, s->name);
 			break;
 		}
 		if (!cur) {
@@ -123,47 +138,50 @@ static void tungro_swap_out(struct tungro_slot *s)
 			 */
 			if (!cmpxchg((const struct net_offload __force **)tungro_slot_ptr(s), NULL,
 				     s->orig)) {
-				pr_warn("inet_offloads[%d] (%s) was emptied over tungro's; the kernel's offload is back\n",
-					s->proto, s->name);
+				pr_warn("%s[%d] (%s) was emptied over tungro's; the kernel's offload is back\n",
+					tungro_slot_array(s), s->proto, s->name);
 				break;
 			}
 			continue;
 		}
 		if (waited % 100 == 0)
-			pr_err("cannot unload yet: inet_offloads[%d] (%s) holds another module's offload stacked on tungro's (gro_receive %ps, gro_complete %ps); waiting %u s for it to put tungro's back (unload that module)\n",
-			       s->proto, s->name, cur->callbacks.gro_receive,
+			pr_err("cannot unload yet: %s[%d] (%s) holds another module's offload stacked on tungro's (gro_receive %ps, gro_complete %ps); waiting %u s for it to put tungro's back (unload that module)\n",
+			       tungro_slot_array(s), s->proto, s->name, cur->callbacks.gro_receive,
 			       cur->callbacks.gro_complete, waited / 10);
 		/* TASK_IDLE: rmmod may wait long here without tripping the hung-task detector. */
 		schedule_timeout_idle(HZ / 10);
 		waited++;
 	}
 	if (waited)
-		pr_info("inet_offloads[%d] (%s) given back to the kernel after %u s\n", s->proto,
-			s->name, waited / 10);
+		pr_info("%s[%d] (%s) given back to the kernel after %u s\n",
+			tungro_slot_array(s), s->proto, s->name, waited / 10);
 	s->installed = false;
 }
 
 /**
- * tungro_offloads_install() - publish tungro's IPIP and SIT offloads, saving the kernel's
+ * tungro_offloads_install() - publish tungro's IPIP, SIT, ip4ip6 and ip6ip6 offloads, saving the
+ * kernel's
  *
  * Refuses a slot that does not hold the kernel's own built-in offload (another module's is
- * there: stacking on it would leave one of the two calling freed code).
+ * there: stacking on it would leave one of the two calling freed code); the slots taken before
+ * it are given back.
  *
  * Context: process context, sleeps (synchronize_net(), then until jiffies pass the install).
  * Return: 0, -ENOENT (a slot is empty) or -EBUSY (another module's offload), with a message.
  */
 int tungro_offloads_install(void)
 {
-	int err;
+	int i, err;
 
-	err = tungro_swap_in(&tungro_slot_ipip, tungro_ipip_gro_receive, tungro_ipip_gro_complete);
-	if (err)
-		return err;
-	err = tungro_swap_in(&tungro_slot_sit, tungro_sit_gro_receive, tungro_sit_gro_complete);
-	if (err) {
-		tungro_swap_out(&tungro_slot_ipip);
-		synchronize_net();
-		return err;
+	for (i = 0; i < TUNGRO_SLOT_COUNT; i++) {
+		err = tungro_swap_in(&tungro_slots[i], tungro_gro_receive_of[i],
+				     tungro_gro_complete_of[i]);
+		if (err) {
+			while (i--)
+				tungro_swap_out(&tungro_slots[i]);
+			synchronize_net();
+			return err;
+		}
 	}
 	/*
 	 * Every CPU that read the old slots has left its GRO section: whatever the kernel's GRO
@@ -179,7 +197,7 @@ int tungro_offloads_install(void)
 }
 
 /**
- * tungro_offloads_remove() - give the IPIP and SIT slots back to the kernel's offloads
+ * tungro_offloads_remove() - give the four slots back to the kernel's offloads
  *
  * Waits, logging every 10 s, while another module's offload is stacked on tungro's, until that
  * module puts tungro's back.
@@ -188,8 +206,10 @@ int tungro_offloads_install(void)
  */
 void tungro_offloads_remove(void)
 {
-	tungro_swap_out(&tungro_slot_sit);
-	tungro_swap_out(&tungro_slot_ipip);
+	int i;
+
+	for (i = TUNGRO_SLOT_COUNT - 1; i >= 0; i--)
+		tungro_swap_out(&tungro_slots[i]);
 	/*
 	 * No CPU is inside tungro's callbacks after this: they run under rcu_read_lock in
 	 * NAPI/softirq context.

@@ -32,7 +32,8 @@
  * engine), so per reason the events equal the counter's increase over the same interval.
  * @reason: enum tgc_reason; reason_name: its debugfs name without "flush_"
  * @layer: TUNGRO_LAYER_OFFLOAD or TUNGRO_LAYER_ENGINE
- * @encap: the segment's outer protocol: 4 (IPIP), 41 (SIT), 0 (plain TCP, engine only)
+ * @encap: the segment's tunnel, enum tgc_encap (1 IPIP, 2 SIT, 3 ip4ip6, 4 ip6ip6; 0 plain TCP,
+ *         engine only), printed by its row's name
  * @hash: tungro's flow hash of the segment (tgc_flow_hash(): innermost addresses and ports,
  *        outer addresses), 0 when its headers locate no flow
  * @segs: wire segments the segment stands for (1, or its gso_segs when it arrived GSO)
@@ -60,11 +61,15 @@ TRACE_EVENT(tungro_flush,
 			   __entry->ends = ends;
 			   strscpy(__entry->reason_name, tgc_reason_name(reason),
 				   sizeof(__entry->reason_name));),
-	    TP_printk("reason=%s layer=%s encap=%u hash=0x%08x segs=%u bytes=%u ends=%u",
+	    TP_printk("reason=%s layer=%s encap=%s hash=0x%08x segs=%u bytes=%u ends=%u",
 		      __entry->reason_name,
 		      __print_symbolic(__entry->layer, { TUNGRO_LAYER_OFFLOAD, "offload" },
 				       { TUNGRO_LAYER_ENGINE, "engine" }),
-		      __entry->encap, __entry->hash, __entry->segs, __entry->bytes, __entry->ends)
+		      __print_symbolic(__entry->encap, { TGC_ENCAP_NONE, "none" },
+				       { TGC_ENCAP_IPIP, "ipip" }, { TGC_ENCAP_SIT, "sit" },
+				       { TGC_ENCAP_IP4IP6, "ip4ip6" },
+				       { TGC_ENCAP_IP6IP6, "ip6ip6" }),
+		      __entry->hash, __entry->segs, __entry->bytes, __entry->ends)
 );
 
 /*

@@ -63,6 +63,7 @@ const Scenario kScenarios[] = {
 	{"ipip_8flows", frames::Encap::IPIP, 8, 8, false, false, false},
 	{"sit_8flows", frames::Encap::SIT, 8, 8, false, false, false},
 	{"tcp6_8flows", frames::Encap::Plain6, 8, 8, false, false, false},
+	{"ip6ip6_8flows", frames::Encap::IP6IP6, 8, 8, false, false, false}, // with the encap-limit option
 };
 
 struct Train {
@@ -74,20 +75,23 @@ struct Train {
 
 unsigned encap_id(frames::Encap e)
 {
-	return e == frames::Encap::IPIP ? TGC_ENCAP_IPIP : e == frames::Encap::SIT ? TGC_ENCAP_SIT : TGC_ENCAP_NONE;
+	switch (e) {
+	case frames::Encap::IPIP: return TGC_ENCAP_IPIP;
+	case frames::Encap::SIT: return TGC_ENCAP_SIT;
+	case frames::Encap::IP4IP6: return TGC_ENCAP_IP4IP6;
+	case frames::Encap::IP6IP6: return TGC_ENCAP_IP6IP6;
+	default: return TGC_ENCAP_NONE;
+	}
 }
 
 Train make_train(const Scenario &sc)
 {
 	Train t;
 	t.sc = &sc;
-	frames::Segment tmpl = frames::ipip();
-	if (sc.encap == frames::Encap::Plain4)
-		tmpl = frames::plain4();
-	else if (sc.encap == frames::Encap::SIT)
-		tmpl = frames::sit();
-	else if (sc.encap == frames::Encap::Plain6)
-		tmpl.encap = frames::Encap::Plain6;
+	frames::Segment tmpl = sc.encap == frames::Encap::Plain4 ? frames::plain4() : frames::ipip_as(sc.encap);
+	// An outer IPv6 header as Linux ip6 tunnels send it: with the 8-byte encapsulation-limit option.
+	if (sc.encap == frames::Encap::IP4IP6 || sc.encap == frames::Encap::IP6IP6)
+		tmpl.outer6.ext.push_back(frames::encap_limit());
 	if (sc.psh)
 		tmpl.tcp.flags |= kPSH;
 	std::vector<std::vector<frames::Segment>> per(sc.flows);
@@ -116,8 +120,8 @@ Train make_train(const Scenario &sc)
 				open_len[f] += payload;
 			open[f].push_back(idx);
 			std::vector<uint8_t> eth(kEth, 0);
-			eth[12] = sc.encap == frames::Encap::Plain6 ? 0x86 : 0x08;
-			eth[13] = sc.encap == frames::Encap::Plain6 ? 0xdd : 0x00;
+			eth[12] = ip[0] >> 4 == 6 ? 0x86 : 0x08;
+			eth[13] = ip[0] >> 4 == 6 ? 0xdd : 0x00;
 			eth.insert(eth.end(), ip.begin(), ip.end());
 			t.frames.push_back(std::move(eth));
 		}

@@ -6,7 +6,8 @@ namespace fuzzchk {
 std::string flow_key(const tgc_pkt &pkt, const uint8_t *hdr)
 {
 	std::string k(1, static_cast<char>(pkt.nlayers));
-	auto layer = [&](const uint8_t *nh) {
+	// hlen: the layer's header span; an IPv6 layer's extension headers belong to its identity.
+	auto layer = [&](const uint8_t *nh, uint32_t hlen) {
 		if (nh[0] >> 4 == 4) {
 			k.push_back(static_cast<char>(nh[0]));
 			k.push_back(static_cast<char>(nh[9]));
@@ -16,12 +17,12 @@ std::string flow_key(const tgc_pkt &pkt, const uint8_t *hdr)
 			st32(w, ld32(nh) & 0xf00fffffu); // version + flow label, not the traffic class
 			k.append(reinterpret_cast<const char *>(w), 4);
 			k.push_back(static_cast<char>(nh[6]));
-			k.append(reinterpret_cast<const char *>(nh + 8), 32);
+			k.append(reinterpret_cast<const char *>(nh + 8), hlen - 8);
 		}
 	};
-	layer(hdr);
+	layer(hdr, pkt.nlayers == 2 ? pkt.inner_off : pkt.tcp_off);
 	if (pkt.nlayers == 2)
-		layer(hdr + pkt.inner_off);
+		layer(hdr + pkt.inner_off, pkt.tcp_off - pkt.inner_off);
 	k.append(reinterpret_cast<const char *>(hdr + pkt.tcp_off), 4);
 	return k;
 }
@@ -29,13 +30,11 @@ std::string flow_key(const tgc_pkt &pkt, const uint8_t *hdr)
 unsigned pick_encap(uint8_t flags, const uint8_t *p, uint32_t n)
 {
 	switch (flags & fuzzin::kEncapMask) {
-	case fuzzin::kEncapIpip: return TGC_ENCAP_IPIP;
-	case fuzzin::kEncapSit: return TGC_ENCAP_SIT;
+	// The forced paths name the inner version; the outer version picks the row (IPIP/ip4ip6, SIT/ip6ip6).
+	case fuzzin::kEncapIpip: return n && p[0] >> 4 == 6 ? TGC_ENCAP_IP4IP6 : TGC_ENCAP_IPIP;
+	case fuzzin::kEncapSit: return n && p[0] >> 4 == 6 ? TGC_ENCAP_IP6IP6 : TGC_ENCAP_SIT;
 	case fuzzin::kEncapPlain: return TGC_ENCAP_NONE;
-	default:
-		if (n >= 20 && p[0] >> 4 == 4 && (p[9] == TGC_ENCAP_IPIP || p[9] == TGC_ENCAP_SIT))
-			return p[9];
-		return TGC_ENCAP_NONE;
+	default: return tgc_encap_detect(p, n);
 	}
 }
 

@@ -59,6 +59,21 @@ inline uint16_t fold(uint32_t s)
 }
 inline bool ipv4_hdr_ok(const uint8_t *iph) { return fold(sum16(iph, 20)) == 0xffff; }
 
+// Whether the outer IP length of @p (@hl bytes seen) is not the @n bytes present: the flush bit 6.12's
+// inet_gro_receive / ipv6_gro_receive set before the tunnel's or TCP's gro_receive runs.
+inline bool outer_len_differs(const uint8_t *p, uint32_t hl, uint32_t n)
+{
+	if (hl >= 4 && p[0] >> 4 == 4)
+		return ld16(p + 2) != n;
+	return hl >= 6 && p[0] >> 4 == 6 && ld16(p + 4) + 40u != n;
+}
+
+// Whether the outer IP header of a completed packet of @n bytes has its length (and IPv4 checksum) right.
+inline bool outer_len_ok(const uint8_t *p, uint32_t n)
+{
+	return p[0] >> 4 == 4 ? ipv4_hdr_ok(p) && ld16(p + 2) == n : ld16(p + 4) + 40u == n;
+}
+
 // The TCP checksum sum (pseudo-header of the innermost IP header + TCP header + payload) of a parsed segment.
 inline uint16_t tcp_sum(const uint8_t *b, const tgc_pkt &pkt)
 {

@@ -115,10 +115,9 @@ public:
 		if (located)
 			check_located(where, encap, hl, r ? nullptr : &pkt);
 		// The flow's held packet is looked up for a parsed segment, and for a refused one whose outer header the
-		// caller refused too (upper flush, or the outer IPv4 length the engine checks as inet_gro_receive does,
-		// for tunnels and plain TCP/IPv4 alike).
-		const bool outer_flush = (flags & fuzzin::kUpperFlush) ||
-					 (hl >= 4 && (view.p[0] >> 4) == 4 && ld16(view.p + 2) != n);
+		// caller refused too (upper flush, or the outer IP length the engine checks as inet_gro_receive and
+		// ipv6_gro_receive do, for tunnels and plain TCP alike).
+		const bool outer_flush = (flags & fuzzin::kUpperFlush) || outer_len_differs(view.p, hl, n);
 		const tgc_pkt *flow = !r ? &pkt : (outer_flush && located) ? &where : nullptr;
 		if (!r)
 			check_parsed(pkt, encap, hl, n);
@@ -308,8 +307,7 @@ private:
 		FUZZ_CHECK(r.seq == h.seqs[0] && r.payload_len == h.payload_len && !r.padded && r.tcp_off == f.tcp_off,
 			   "re-parsed seq %u len %u, held seq %u len %u", r.seq, r.payload_len, h.seqs[0], h.payload_len);
 		FUZZ_CHECK(flow_key(r, b.p) == h.key, "completed packet changed flow");
-		if (b.p[0] >> 4 == 4)
-			FUZZ_CHECK(ipv4_hdr_ok(b.p) && ld16(b.p + 2) == n, "outer IPv4 header checksum/length");
+		FUZZ_CHECK(outer_len_ok(b.p, n), "outer IP header checksum/length");
 		if (r.nlayers == 2 && r.inner_version == 4)
 			FUZZ_CHECK(ipv4_hdr_ok(b.p + r.inner_off) && ld16(b.p + r.inner_off + 2) == n - r.inner_off,
 				   "inner IPv4 header checksum/length");

@@ -16,10 +16,10 @@ namespace fuzzin {
 
 // flags bits 0-1: how the segment is dispatched to the core.
 enum : uint8_t {
-	kEncapIpip = 0,  // TGC_ENCAP_IPIP
-	kEncapSit = 1,   // TGC_ENCAP_SIT
+	kEncapIpip = 0,  // TGC_ENCAP_IPIP, or TGC_ENCAP_IP4IP6 when the outer header is IPv6 (inner IPv4)
+	kEncapSit = 1,   // TGC_ENCAP_SIT, or TGC_ENCAP_IP6IP6 when the outer header is IPv6 (inner IPv6)
 	kEncapPlain = 2, // TGC_ENCAP_NONE
-	kEncapAuto = 3,  // by the outer IPv4 protocol (4, 41, else plain), as the kernel's offload table does
+	kEncapAuto = 3,  // by the outer protocol (tgc_encap_detect), as the kernel's offload tables do
 	kEncapMask = 3,
 };
 constexpr uint8_t kCsumCheck = 1u << 2;   // device gave no checksum help: validate with tgc_tcp_csum_ok

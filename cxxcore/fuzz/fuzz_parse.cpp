@@ -107,8 +107,7 @@ void check_complete(const uint8_t *p, const tgc_pkt &pkt, uint8_t repeat)
 	FUZZ_CHECK(rc == 0, "tgc_finish refused an accepted %u-byte segment", len);
 	FUZZ_CHECK(c.tcp_off == pkt.tcp_off - pkt.inner_off && c.csum_offset == 16 && c.tcpv6 == (pkt.inner_version == 6),
 		   "completion tcp_off %u csum_offset %u tcpv6 %u", c.tcp_off, c.csum_offset, c.tcpv6);
-	if (b.p[0] >> 4 == 4)
-		FUZZ_CHECK(ipv4_hdr_ok(b.p) && ld16(b.p + 2) == len, "outer IPv4 header checksum/length");
+	FUZZ_CHECK(outer_len_ok(b.p, len), "outer IP header checksum/length");
 	if (pkt.nlayers == 2 && pkt.inner_version == 4)
 		FUZZ_CHECK(ipv4_hdr_ok(b.p + pkt.inner_off) && ld16(b.p + pkt.inner_off + 2) == len - pkt.inner_off,
 			   "inner IPv4 header checksum/length");

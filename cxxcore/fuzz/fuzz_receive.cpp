@@ -59,7 +59,7 @@ public:
 		s.encap = static_cast<uint8_t>(pick_encap(flags, src, n));
 		s.in = (flags & fuzzin::kUpperFlush ? TGC_IN_UPPER_FLUSH : 0) |
 		       (flags & fuzzin::kCsumCheck ? TGC_IN_CSUM_CHECK : 0) |
-		       (s.encap && hl >= 4 && ld16(view.p + 2) != n ? TGC_IN_OUTER_FLUSH : 0);
+		       (s.encap && outer_len_differs(view.p, hl, n) ? TGC_IN_OUTER_FLUSH : 0);
 		extras_ = extras;
 		nomerge_ = flags & fuzzin::kNoMerge;
 		cur_ = id;

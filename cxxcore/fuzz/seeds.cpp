@@ -16,6 +16,8 @@ uint8_t encap_flag(const Segment &s)
 	switch (s.encap) {
 	case frames::Encap::IPIP: return fuzzin::kEncapIpip;
 	case frames::Encap::SIT: return fuzzin::kEncapSit;
+	case frames::Encap::IP4IP6: return fuzzin::kEncapIpip; // the forced paths pick the row by the outer version
+	case frames::Encap::IP6IP6: return fuzzin::kEncapSit;
 	default: return fuzzin::kEncapPlain;
 	}
 }
@@ -128,6 +130,31 @@ Seeds make_seeds()
 		s[3].inner6.hop_limit = 1;
 		s[4].inner6.flow_label = 77;
 		out.emplace_back("sit-l3-flushes", records(s));
+	}
+	{
+		// The IPv6 family (X01-X08): outer IPv6 with and without the encapsulation-limit option, extension headers
+		// in either layer (identical, then differing), an outer fragment header, outer IPv6 layer-3 flushes.
+		const Segment ip4ip6 = small(frames::ip4ip6()), ip6ip6 = small(frames::ip6ip6());
+		Segment lim4 = ip4ip6, lim6 = ip6ip6;
+		lim4.outer6.ext.push_back(frames::encap_limit());
+		lim6.outer6.ext.push_back(frames::encap_limit());
+		add_train(out, "x01-ip4ip6-8", ip4ip6, 8);
+		add_train(out, "x01-ip4ip6-encap-limit-8", lim4, 8);
+		add_train(out, "x02-ip6ip6-encap-limit-8-auto", lim6, 8, fuzzin::kEncapAuto);
+		auto x3 = frames::train(lim6, 6);
+		x3[2].outer6.hop_limit = 63;
+		x3[4].outer6.traffic_class = 4;
+		x3[5].outer6.flow_label = 9;
+		out.emplace_back("x03-ip6ip6-outer-flushes", records(x3));
+		Segment x5 = sit;
+		x5.inner6.ext.push_back(frames::ExtHdr{60, {0x1e, 4, 1, 2, 3, 4}});
+		x5.inner6.ext.push_back(frames::ExtHdr{0, {1, 4, 0, 0, 0, 0}});
+		auto t5 = frames::train(x5, 6);
+		t5[3].inner6.ext[0].data[5] = 5;
+		out.emplace_back("x05-sit-inner-options-differ", records(t5));
+		Segment x7 = lim6;
+		x7.outer6.ext.push_back(frames::ExtHdr{44, {0, 0, 0, 0, 0, 1}});
+		add_train(out, "x07-ip6ip6-fragment-header", x7, 2);
 	}
 	{
 		// TCP flushes: window, ack, options, seq gap, flags.

@@ -2,8 +2,10 @@
 /*
  * tungro_core.h - the one C interface of tungro's freestanding C++ GRO core.
  *
- * The core decides GRO for TCP carried in IPIP (outer IPv4, protocol 4, inner IPv4) and SIT (outer IPv4,
- * protocol 41, inner IPv6), and for plain TCP over IPv4/IPv6. It sees only byte views of headers (a pointer and a
+ * The core decides GRO for TCP carried in the IP-in-IP tunnels of enum tgc_encap (IPIP, SIT, ip4ip6, ip6ip6:
+ * outer IPv4 or IPv6, inner IPv4 or IPv6) and for plain TCP over IPv4/IPv6. IPv6 hop-by-hop, destination options
+ * and routing headers are walked and must be byte-identical within a flow, as 6.12's ipv6_gro_receive compares
+ * them. It sees only byte views of headers (a pointer and a
  * length it never reads past) and the small plain structs below; the caller (the kernel glue in module/, or a host
  * tool) owns the packets and does the buffer mechanics. Every multi-byte header field is read with explicit
  * big-endian byte loads, so headers may sit at any address (NET_IP_ALIGN 2 on m68k puts them at 2 mod 4).
@@ -43,19 +45,55 @@ typedef __UINT32_TYPE__ tgc_u32;
 #endif
 #define TGC_OFF(type, field) __builtin_offsetof(struct type, field)
 
-/* Outer protocol of the tunnel (the IPv4 protocol number), or none for plain TCP. */
+/*
+ * The tunnels tungro merges, as row ids of one table (tgc_tunnel_of()): each row is an outer IP version, the
+ * protocol number that carries the tunnel there (IPv4 protocol, or IPv6 next header after any extension headers),
+ * the inner IP version and the GSO bit of a GRO packet. A new tunnel type is one id here and one row in
+ * src/parse.hpp. NONE: plain TCP over IPv4 or IPv6, no tunnel.
+ */
 enum tgc_encap {
 	TGC_ENCAP_NONE = 0,
-	TGC_ENCAP_IPIP = 4,	/* IPv4 in IPv4 (RFC 2003) */
-	TGC_ENCAP_SIT  = 41,	/* IPv6 in IPv4 (RFC 4213) */
+	TGC_ENCAP_IPIP,		/* IPv4 in IPv4, protocol 4 (RFC 2003) */
+	TGC_ENCAP_SIT,		/* IPv6 in IPv4, protocol 41 (RFC 4213) */
+	TGC_ENCAP_IP4IP6,	/* IPv4 in IPv6, next header 4 (RFC 2473) */
+	TGC_ENCAP_IP6IP6,	/* IPv6 in IPv6, next header 41 (RFC 2473) */
+	TGC_ENCAP_COUNT
 };
+
+/* The SKB_GSO_* tunnel bit of a GRO packet, by outer IP version (6.12: sit/ipip_gro_complete, ip6_offload.c). */
+enum tgc_tunnel_gso {
+	TGC_GSO_IPXIP4 = 1,	/* SKB_GSO_IPXIP4: outer IPv4 */
+	TGC_GSO_IPXIP6 = 2,	/* SKB_GSO_IPXIP6: outer IPv6 */
+};
+
+/* One row of the tunnel table. */
+struct tgc_tunnel {
+	tgc_u8 outer_version;	/* 4 or 6 */
+	tgc_u8 proto;		/* the outer header's protocol / final next header that carries the inner packet */
+	tgc_u8 inner_version;	/* 4 or 6: SKB_GSO_TCPV4 or TCPV6, inner protocol ETH_P_IP or ETH_P_IPV6 */
+	tgc_u8 gso;		/* enum tgc_tunnel_gso */
+	const char *name;	/* "ipip", "sit", "ip4ip6", "ip6ip6" (ip-link kind, or ip6tnl mode) */
+} TGC_ALIGN_PTR;
+TGC_ASSERT(sizeof(struct tgc_tunnel) == 2 * sizeof(void *) && __builtin_offsetof(struct tgc_tunnel, name) ==
+	   sizeof(void *) && __builtin_offsetof(struct tgc_tunnel, gso) == 3, "tgc_tunnel: size 8/16, name at 4/8");
+
+/* tgc_tunnel_of - the row of tunnel @encap (enum tgc_encap), or NULL for TGC_ENCAP_NONE and ids out of range. */
+const struct tgc_tunnel *tgc_tunnel_of(unsigned int encap);
+
+/*
+ * tgc_encap_detect - the tunnel a packet is, from its outer header: @hdr, @hdr_len bytes from the outer network
+ * header. IPv4: by protocol (IHL not checked). IPv6: by the next header after the hop-by-hop, destination options
+ * and routing headers, walked as tgc_parse() walks them. Returns an enum tgc_encap; TGC_ENCAP_NONE when no row
+ * matches or the bytes end first. A dispatch helper for hosts and glue: tgc_parse() still checks everything.
+ */
+unsigned int tgc_encap_detect(const tgc_u8 *hdr, tgc_u32 hdr_len);
 
 /* Why a packet was not merged or a held packet was completed early. One counter each in debugfs. */
 enum tgc_reason {
 	TGC_R_NONE = 0,		/* merged, or held as a new flow */
 	TGC_R_MALFORMED,	/* bad version, length, TCP data offset, or header past the bytes present */
-	TGC_R_IP_OPTIONS,	/* IPv4 IHL != 5 or IPv6 extension headers: never merged (kernel: 0x45 only) */
-	TGC_R_FRAGMENT,		/* IPv4 MF set or fragment offset != 0 */
+	TGC_R_IP_OPTIONS,	/* IPv4 IHL != 5: never merged (kernel: 0x45 only) */
+	TGC_R_FRAGMENT,		/* IPv4 MF set or fragment offset != 0; an IPv6 fragment header (X07) */
 	TGC_R_NESTED,		/* a second tunnel layer (CVE-2016-8666/7039: one layer only, no recursion) */
 	TGC_R_NOT_TCP,		/* innermost protocol is not TCP: passed through */
 	TGC_R_TTL,		/* IPv4 TTL or IPv6 hop limit differs from the held packet */
@@ -79,8 +117,10 @@ enum tgc_reason {
 	TGC_R_PADDING,		/* bytes after the IP packet (Ethernet padding): delivered alone, after its flow */
 	TGC_R_IP_LEN,		/* an inner IP length disagrees with the outer payload (K03): after its flow, alone */
 	TGC_R_IP_FLAGS,		/* IPv4 reserved flag bit set, any layer (K04): after its flow, alone */
-	TGC_R_IPV6_EXT,		/* IPv6 extension headers other than a fragment header: the kernel's GRO handles
-				 * them (6.12 merges identical hop-by-hop, destination options, routing headers) */
+	TGC_R_IPV6_EXT,		/* an IPv6 extension header tungro does not walk (ESP, AH, mobility, ...): passed
+				 * up unmerged (the glue hands it to the kernel's GRO). Hop-by-hop, destination
+				 * options and routing headers are walked and merged through; a fragment header
+				 * is TGC_R_FRAGMENT */
 	TGC_R_DECRYPTED,	/* TLS device offload: decrypted state differs from the held packet (6.12's
 				 * skb_cmp_decrypted()) */
 	TGC_R_UDP_ENCAP,	/* carried in FOU/GUE (the caller saw is_fou): handed to the kernel's GRO */
@@ -90,14 +130,23 @@ enum tgc_reason {
 	 * tunnels send such IDs: __ip_select_ident() adds a random step when the jiffy changes.
 	 */
 	TGC_R_OUTER_ID,
+	TGC_R_EXT_LIMIT,	/* more IPv6 extension headers than TGC_MAX_EXT_HDRS or TGC_MAX_EXT_BYTES: passed up
+				 * unmerged (6.12 walks any number; the glue hands it to the kernel's GRO) */
 	TGC_R_COUNT
 };
 
 /* Short lower-case name of a reason ("ttl", "ip_id", ...), for stats files and tools; "?" when out of range. */
 const char *tgc_reason_name(unsigned int reason);
 
-/* Largest header span the core reads: outer IPv4 (20) + inner IPv6 (40) or IPv4 (20) + TCP with options (60). */
-#define TGC_MAX_HDR_BYTES 120u
+/*
+ * IPv6 extension headers walked per packet, all IPv6 layers together: at most this many headers and bytes. The
+ * Linux ip6 tunnel's encapsulation-limit option is one header of 8 bytes; beyond the bound: TGC_R_EXT_LIMIT.
+ */
+#define TGC_MAX_EXT_HDRS 4u
+#define TGC_MAX_EXT_BYTES 64u
+
+/* Largest header span the core reads: outer IPv6 (40) + inner IPv6 (40) + extension headers + TCP with options. */
+#define TGC_MAX_HDR_BYTES (40u + 40u + TGC_MAX_EXT_BYTES + 60u)
 
 /* Aggregate limit for tunneled GRO packets, in bytes from the outer network header (kernel GRO_LEGACY_MAX_SIZE). */
 #define TGC_MAX_GRO_BYTES 65536u
@@ -110,8 +159,9 @@ const char *tgc_reason_name(unsigned int reason);
 struct tgc_pkt {
 	tgc_u32 seq;		/* TCP sequence number (host order) */
 	tgc_u32 payload_len;	/* TCP payload bytes (never counts link-layer padding) */
-	tgc_u16 inner_off;	/* inner network header (== 0 when encap is NONE: the only layer) */
-	tgc_u16 tcp_off;	/* TCP header */
+	tgc_u16 inner_off;	/* inner network header (== 0 when encap is NONE: the only layer); an outer IPv6
+				 * header's extension headers lie before it */
+	tgc_u16 tcp_off;	/* TCP header, after the innermost header's IPv6 extension headers */
 	tgc_u16 payload_off;	/* first payload byte */
 	tgc_u8  encap;		/* enum tgc_encap */
 	tgc_u8  inner_version;	/* 4 or 6: version of the innermost IP header */
@@ -212,7 +262,11 @@ TGC_ASSERT(TGC_OFF(tgc_verdict, action) == 0 && TGC_OFF(tgc_verdict, flush_held)
  *           than that is a truncated packet (M02: TGC_R_MALFORMED). A shorter one is link-layer padding (M03): the
  *           segment parses (so its held flow can be completed first, keeping order) with @out->padded set, and
  *           tgc_decide() never merges it, so padding never becomes payload.
- * @encap: the outer protocol the caller dispatched on (TGC_ENCAP_*); NONE parses plain TCP/IPv4 or TCP/IPv6.
+ * @encap: the tunnel the caller dispatched on (TGC_ENCAP_*: its row fixes outer version, protocol and inner
+ *         version); NONE parses plain TCP/IPv4 or TCP/IPv6. Every IPv6 header's hop-by-hop, destination options
+ *         and routing headers are walked (bounded by TGC_MAX_EXT_HDRS/BYTES: TGC_R_EXT_LIMIT); a fragment header
+ *         is TGC_R_FRAGMENT (X07), any other extension header TGC_R_IPV6_EXT, one running past its bytes
+ *         TGC_R_MALFORMED. inner_off and tcp_off then lie past the extension headers of their layer.
  * @out: filled on success.
  * Returns TGC_R_NONE when the segment may be merged, else the reason it must be passed up unmerged.
  */
@@ -223,9 +277,9 @@ unsigned int tgc_parse(const tgc_u8 *hdr, tgc_u32 hdr_len, tgc_u32 pkt_len, unsi
  * tgc_hdr_need - how many bytes from the outer network header tgc_parse() needs to see, given the @hdr_len bytes
  * at @hdr seen so far: the headers up to the first TCP payload byte, as far as the fields read so far tell. A
  * caller that pulls headers into linear memory in growing steps (the kernel glue: pskb_may_pull) pulls exactly
- * this much and asks again, until the answer is <= what it has; never more than TGC_MAX_HDR_BYTES, and never more
- * than @pkt_len. So no payload byte is copied into the linear part, and a malformed header stops the loop early
- * (tgc_parse() then names the fault).
+ * this much and asks again, until the answer is <= what it has (IPv6 extension headers take a step each); never
+ * more than TGC_MAX_HDR_BYTES, and never more than @pkt_len. So no payload byte is copied into the linear part,
+ * and a malformed header stops the loop early (tgc_parse() then names the fault).
  */
 tgc_u32 tgc_hdr_need(const tgc_u8 *hdr, tgc_u32 hdr_len, tgc_u32 pkt_len, unsigned int encap);
 
@@ -233,16 +287,19 @@ tgc_u32 tgc_hdr_need(const tgc_u8 *hdr, tgc_u32 hdr_len, tgc_u32 pkt_len, unsign
  * tgc_flow_of - locate the flow of a segment tgc_parse() refused, so the caller can complete that flow's held
  * packet before passing the segment up. The module does so when the outer header caused the refusal (the kernel's
  * inet_gro_receive flags it before the tunnel's gro_receive, and the kernel's TCP GRO then still finds the flow).
- * Needs version, IHL and protocol of each layer sane and the bytes up to the TCP ports inside @hdr_len; no length
- * field is trusted. Fills @out's layout fields (nlayers, encap, inner_off, tcp_off) for tgc_same_flow() only.
+ * Needs version, IHL (IPv6: extension header lengths) and protocol of each layer sane and the bytes up to the TCP
+ * ports inside @hdr_len; no other length field is trusted. Fills @out's layout fields (nlayers, encap, inner_off,
+ * tcp_off) for tgc_same_flow() only.
  * Returns 1 when located, 0 otherwise (fragments with an offset, non-TCP, nested tunnels, IHL < 5, too short).
  */
 int tgc_flow_of(const tgc_u8 *hdr, tgc_u32 hdr_len, unsigned int encap, struct tgc_pkt *out);
 
 /*
  * tgc_same_flow - whether a parsed segment belongs to a held packet's flow: equal outer and inner addresses and
- * protocols, IPv6 flow label (a different label is a different flow, L14) and TCP ports. Offsets of @pkt are
- * used for both sides: headers of one flow have one layout. Returns 1 or 0; 0 when @held_len is too short.
+ * protocols, IPv6 flow label (a different label is a different flow, L14; X04 for an outer IPv6 header), IPv6
+ * extension header bytes (as 6.12's ipv6_gro_receive: other bytes are another flow, X05) and TCP ports. Offsets
+ * of @pkt are used for both sides: headers of one flow have one layout (extension headers of another length
+ * differ in their length byte). Returns 1 or 0; 0 when @held_len is too short.
  */
 int tgc_same_flow(const struct tgc_pkt *pkt, const tgc_u8 *hdr, const tgc_u8 *held_hdr, tgc_u32 held_len);
 
@@ -276,8 +333,9 @@ TGC_ASSERT(TGC_OFF(tgc_completion, tcp_off) == 0 && TGC_OFF(tgc_completion, csum
  * @nh, @nh_len: writable bytes from the innermost network header (IPv4 or IPv6, then TCP).
  * @len: bytes of the GRO packet from @nh to its end.
  * @id_state: the held packet's id_state; @layer: index of this IP layer (0 plain, 1 tunneled inner).
- * Writes the IPv4 total length and header checksum (or the IPv6 payload length) and the TCP pseudo-header
- * checksum for CHECKSUM_PARTIAL (as tcp4/6_gro_complete do). The outer IPv4 header is the caller's (the kernel's
+ * Writes the IPv4 total length and header checksum (or the IPv6 payload length, over its extension headers,
+ * which it walks to the TCP header) and the TCP pseudo-header checksum for CHECKSUM_PARTIAL (as tcp4/6_gro_complete
+ * do). out->tcp_off counts the extension headers. The outer IPv4 header is the caller's (the kernel's
  * inet_gro_complete fixes it before calling the tunnel's gro_complete); tgc_fix_ipv4() serves host callers.
  * Returns 0, or -1 when the headers do not parse (nothing written).
  */
@@ -452,8 +510,9 @@ struct tgc_engine *tgc_engine_init(void *mem, tgc_u32 size, tgc_u32 buckets, tgc
 /*
  * tgc_engine_receive - one segment. @cookie is the caller's handle for it: passed back to append (as seg),
  * deliver, or, when it is held, as @held to append and complete later. @r (may be NULL) receives the result,
- * with r->held translated to the caller's handle. The engine stands in for the kernel's outer IPv4 GRO: a segment
- * (tunnel or plain) whose outer IPv4 length is not pkt_len gets TGC_IN_OUTER_FLUSH.
+ * with r->held translated to the caller's handle. The engine stands in for the kernel's outer IP GRO: a segment
+ * (tunnel or plain) whose outer IPv4 total length or IPv6 payload length + 40 is not pkt_len gets
+ * TGC_IN_OUTER_FLUSH.
  */
 void tgc_engine_receive(struct tgc_engine *e, const struct tgc_seg *seg_arg, void *cookie, struct tgc_rx_result *r_out);
 
@@ -470,8 +529,10 @@ tgc_u32 tgc_flow_hash(const struct tgc_pkt *pkt, const tgc_u8 *hdr);
 
 /*
  * tgc_finish - complete a GRO packet in host memory: @bytes, @len from its outer network header (@len ==
- * d->total_len). For 2+ segments: the outer IPv4 length and checksum of a tunnel packet (the kernel's
- * inet_gro_complete), then tgc_complete() on the innermost headers. Returns 0 (@c zeroed for one segment), or -1.
+ * d->total_len). For 2+ segments: the outer IPv4 length and checksum, or outer IPv6 payload length, of a tunnel
+ * packet (the kernel's inet_gro_complete / ipv6_gro_complete), then tgc_complete() on the innermost headers. The
+ * GSO type: TCPV4/TCPV6 from c->tcpv6, IPXIP4/IPXIP6 from tgc_tunnel_of(d->first.encap)->gso. Returns 0 (@c
+ * zeroed for one segment), or -1.
  */
 int tgc_finish(tgc_u8 *bytes, tgc_u32 len, const struct tgc_done *d, struct tgc_completion *c);
 

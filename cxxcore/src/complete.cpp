@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // gro_complete fixups on byte views: IP lengths and header checksum, TCP pseudo-header checksum, gso bits.
 #include "freestanding.hpp"
-#include "checksum.hpp"
-#include "headers.hpp"
+#include "parse.hpp"
 
 using namespace tungro;
 
@@ -18,15 +17,23 @@ extern "C" int tgc_complete(u8 *nh, u32 nh_len, u32 len, u8 id_state, unsigned i
 	// Lengths first: no field is read before the bytes that hold it are known to be there.
 	if (nh_len < 1 || nh_len > len)
 		return -1;
-	const u32 ip_hlen = ip_version(nh) == 4 ? ipv4::kMinLen : ip_version(nh) == 6 ? ipv6::kLen : 0;
+	u32 ip_hlen = 0;
+	if (ip_version(nh) == 4) {
+		if (nh_len < ipv4::kMinLen || nh[0] != 0x45 || nh[ipv4::kProto] != kProtoTCP || len > 0xffff)
+			return -1;
+		ip_hlen = ipv4::kMinLen;
+	} else if (ip_version(nh) == 6) {
+		// Through the extension headers tgc_parse() walked (ipv6_gro_complete: the payload length covers them).
+		if (nh_len < ipv6::kLen || len - ipv6::kLen > 0xffff)
+			return -1;
+		ExtUse use;
+		u8 next = nh[ipv6::kNextHdr];
+		ip_hlen = ipv6::kLen;
+		if (walk_ext(nh, nh_len, &ip_hlen, &next, &use) || next != kProtoTCP)
+			return -1;
+	}
 	if (!ip_hlen || nh_len < ip_hlen + tcp::kMinLen)
 		return -1;
-	if (ip_version(nh) == 4) {
-		if (nh[0] != 0x45 || nh[ipv4::kProto] != kProtoTCP || len > 0xffff)
-			return -1;
-	} else if (nh[ipv6::kNextHdr] != kProtoTCP || len - ipv6::kLen > 0xffff) {
-		return -1;
-	}
 
 	u8 *th = nh + ip_hlen;
 	if (ip_version(nh) == 4)
@@ -68,9 +75,15 @@ extern "C" int tgc_finish(u8 *bytes, u32 len, const tgc_done *d, tgc_completion 
 		return 0;
 	if (len < f.payload_off || f.inner_off >= f.payload_off || (f.nlayers == 2 && len > 0xffff))
 		return -1;
-	// As the kernel's inet_gro_complete does for the outer header before the tunnel's gro_complete.
-	if (f.nlayers == 2)
+	// As the kernel's inet_gro_complete / ipv6_gro_complete do for the outer header before the tunnel's
+	// gro_complete: IPv4 length and header checksum, or the IPv6 payload length (its extension headers included).
+	const tgc_tunnel *t = tunnel_of(f.encap);
+	if (f.nlayers == 2 && !t)
+		return -1;
+	if (f.nlayers == 2 && t->outer_version == 4)
 		tgc_fix_ipv4(bytes, static_cast<u16>(len));
+	else if (f.nlayers == 2)
+		store16(bytes + ipv6::kPayloadLen, static_cast<u16>(len - ipv6::kLen));
 	return tgc_complete(bytes + f.inner_off, f.payload_off - f.inner_off, len - f.inner_off, d->id_state,
 			    f.nlayers - 1u, c);
 }

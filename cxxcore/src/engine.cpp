@@ -269,11 +269,16 @@ extern "C" tgc_engine *tgc_engine_init(void *mem, u32 size, u32 buckets, u32 flo
 extern "C" void tgc_engine_receive(tgc_engine *e, const tgc_seg *seg, void *cookie, tgc_rx_result *r_out)
 {
 	u32 in = seg->in;
-	// The outer IPv4 GRO the engine stands in for (6.12's inet_gro_receive): a segment whose outer length is not
+	// The outer IP GRO the engine stands in for (6.12's inet_gro_receive): a segment whose outer length is not
 	// the bytes present has its flush bit set before the tunnel's callback or TCP GRO runs (plain TCP too: TCP GRO
 	// then completes the flow's held packet first, hostile frame p4_totlen_long).
-	if (seg->hdr_len >= 4 && ip_version(seg->hdr) == 4 && load16(seg->hdr + ipv4::kTotLen) != seg->pkt_len)
-		in |= TGC_IN_OUTER_FLUSH;
+	// An outer IPv6 header likewise (6.12's ipv6_gro_receive): its payload length against the bytes after it.
+	if (seg->hdr_len >= 4) {
+		const u32 v = ip_version(seg->hdr);
+		if ((v == 4 && load16(seg->hdr + ipv4::kTotLen) != seg->pkt_len) ||
+		    (v == 6 && seg->hdr_len >= 6 && load16(seg->hdr + ipv6::kPayloadLen) + ipv6::kLen != seg->pkt_len))
+			in |= TGC_IN_OUTER_FLUSH;
+	}
 
 	Rx rx{e, seg, cookie, in, 0, 0};
 	tgc_rx_result r;

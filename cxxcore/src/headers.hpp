@@ -18,6 +18,7 @@ namespace ipv6 {
 constexpr u32 kLen = 40;
 constexpr u32 kPayloadLen = 4, kNextHdr = 6, kHopLimit = 7, kSaddr = 8, kDaddr = 24;
 constexpr u32 kTrafficClassMask = 0x0ff00000u, kFlowMask = 0xf00fffffu; // version + flow label
+constexpr u8 kHopByHop = 0, kRouting = 43, kFragment = 44, kDstOpts = 60; // next header values (RFC 8200 4.1)
 } // namespace ipv6
 
 namespace tcp {

@@ -10,38 +10,75 @@ extern "C" unsigned int tgc_parse(const u8 *hdr, u32 hdr_len, u32 pkt_len, unsig
 	return parse(hdr, hdr_len, pkt_len, encap, out);
 }
 
+namespace {
+
+// One IP header's version, header span (IPv4 IHL; IPv6 with its walked extension headers) and next protocol,
+// from the fields that say where the next header is, never the lengths. Returns 0 when located, else what
+// walk_ext() says (the bytes needed, or kExtLimit), or kExtLimit for a version or IHL that locates nothing.
+u32 locate_ip(const u8 *hdr, u32 hdr_len, u32 off, ExtUse *use, u32 *hlen, u8 *next)
+{
+	if (off + 1 > hdr_len)
+		return off + ipv4::kMinLen;
+	const u8 *nh = hdr + off;
+	if (ip_version(nh) == 4) {
+		*hlen = (nh[0] & 0x0f) * 4u;
+		if (*hlen < ipv4::kMinLen)
+			return kExtLimit;
+		if (off + *hlen > hdr_len)
+			return off + *hlen;
+		*next = nh[ipv4::kProto];
+		return 0;
+	}
+	if (ip_version(nh) != 6)
+		return kExtLimit;
+	if (off + ipv6::kLen > hdr_len)
+		return off + ipv6::kLen;
+	u32 end = off + ipv6::kLen;
+	*next = nh[ipv6::kNextHdr];
+	const u32 r = walk_ext(hdr, hdr_len, &end, next, use);
+	*hlen = end - off;
+	return r;
+}
+
+} // namespace
+
+extern "C" const tgc_tunnel *tgc_tunnel_of(unsigned int encap)
+{
+	return tunnel_of(encap);
+}
+
+extern "C" unsigned int tgc_encap_detect(const u8 *hdr, u32 hdr_len)
+{
+	ExtUse use;
+	u32 hlen = 0;
+	u8 next;
+	if (!hdr || locate_ip(hdr, hdr_len, 0, &use, &hlen, &next))
+		return TGC_ENCAP_NONE;
+	for (unsigned e = TGC_ENCAP_NONE + 1; e < TGC_ENCAP_COUNT; e++)
+		if (kTunnels[e].outer_version == ip_version(hdr) && kTunnels[e].proto == next)
+			return e;
+	return TGC_ENCAP_NONE;
+}
+
 extern "C" int tgc_flow_of(const u8 *hdr, u32 hdr_len, unsigned int encap, tgc_pkt *out)
 {
-	// Walks version/IHL/protocol only: the fields that say where the next header is, never the lengths.
-	auto locate = [&](u32 off, u8 *next, u32 *hlen) -> bool {
-		if (off + ipv6::kLen > hdr_len && !(off + ipv4::kMinLen <= hdr_len && ip_version(hdr + off) == 4))
-			return false;
-		const u8 *nh = hdr + off;
-		if (ip_version(nh) == 4) {
-			const u32 ihl = (nh[0] & 0x0f) * 4u;
-			if (ihl < ipv4::kMinLen || (load16(nh + ipv4::kFragOff) & ipv4::kOffsetMask))
-				return false; // no TCP header in a non-first fragment
-			*next = nh[ipv4::kProto];
-			*hlen = ihl;
-			return true;
-		}
-		if (ip_version(nh) == 6) {
-			*next = nh[ipv6::kNextHdr];
-			*hlen = ipv6::kLen;
-			return true;
-		}
-		return false;
-	};
+	ExtUse use;
 	u8 next;
-	u32 hlen, inner_off = 0;
-	if (!locate(0, &next, &hlen))
+	u32 hlen = 0, inner_off = 0;
+	const tgc_tunnel *t = tunnel_of(encap);
+	if (!hdr || locate_ip(hdr, hdr_len, 0, &use, &hlen, &next))
+		return 0;
+	// No TCP header in a non-first IPv4 fragment.
+	if (ip_version(hdr) == 4 && (load16(hdr + ipv4::kFragOff) & ipv4::kOffsetMask))
 		return 0;
 	u8 nlayers = 1;
 	if (encap != TGC_ENCAP_NONE) {
-		if (ip_version(hdr) != 4 || next != encap)
+		if (!t || ip_version(hdr) != t->outer_version || next != t->proto)
 			return 0;
 		inner_off = hlen;
-		if (!locate(inner_off, &next, &hlen))
+		if (locate_ip(hdr, hdr_len, inner_off, &use, &hlen, &next) || ip_version(hdr + inner_off) != t->inner_version)
+			return 0;
+		if (ip_version(hdr + inner_off) == 4 && (load16(hdr + inner_off + ipv4::kFragOff) & ipv4::kOffsetMask))
 			return 0;
 		nlayers = 2;
 	}
@@ -62,26 +99,20 @@ extern "C" u32 tgc_hdr_need(const u8 *hdr, u32 hdr_len, u32 pkt_len, unsigned in
 	const u32 cap = pkt_len < TGC_MAX_HDR_BYTES ? pkt_len : TGC_MAX_HDR_BYTES;
 	auto upto = [cap](u32 n) { return n < cap ? n : cap; };
 	const unsigned nlayers = encap == TGC_ENCAP_NONE ? 1u : 2u;
+	ExtUse use;
 	u32 off = 0;
 	u8 next = 0;
 
 	// Each IP layer: its first byte gives the version (and IPv4's IHL), then the whole header gives the
-	// protocol. Anything implausible stops the walk: tgc_parse() will refuse it from the bytes at hand.
+	// protocol, then each IPv6 extension header its length. Anything implausible (or past the extension header
+	// bounds) stops the walk: tgc_parse() will refuse it from the bytes at hand.
 	for (unsigned layer = 0; layer < nlayers; layer++) {
-		if (hdr_len < off + 1)
-			return upto(off + ipv4::kMinLen);
-		u32 hlen;
-		if (ip_version(hdr + off) == 4)
-			hlen = (hdr[off] & 0x0f) * 4u;
-		else if (ip_version(hdr + off) == 6)
-			hlen = ipv6::kLen;
-		else
+		u32 hlen = 0;
+		const u32 r = hdr ? locate_ip(hdr, hdr_len, off, &use, &hlen, &next) : off + ipv4::kMinLen;
+		if (r == kExtLimit)
 			return hdr_len;
-		if (hlen < ipv4::kMinLen)
-			return hdr_len;
-		if (hdr_len < off + hlen)
-			return upto(off + hlen);
-		next = ip_version(hdr + off) == 4 ? hdr[off + ipv4::kProto] : hdr[off + ipv6::kNextHdr];
+		if (r)
+			return upto(r);
 		off += hlen;
 	}
 	if (next != kProtoTCP)

@@ -17,10 +17,70 @@ struct Layer {
 	u8 flush;     // TGC_R_IP_LEN / TGC_R_IP_FLAGS: parses, but never merges (tgc_pkt.l3_flush)
 };
 
-// IPv6 next-header values that are extension headers other than the fragment header (44, never merged). tungro
-// does not merge through them yet; the kernel's GRO does for identical hop-by-hop, destination options and
-// routing headers, so the glue hands such packets to it.
-__attribute__((always_inline)) static inline bool is_ipv6_ext(u8 nh) { return nh == 0 || nh == 43 || nh == 60 || nh == 51 || nh == 50 || nh == 135; }
+// The tunnel table: one row per tunnel, in enum tgc_encap order; row 0 (NONE) is no tunnel. constexpr, so every
+// lookup below folds to constants (and no symbol, no initializer).
+constexpr tgc_tunnel kTunnels[TGC_ENCAP_COUNT] = {
+	{0, 0, 0, 0, "none"},
+	{4, 4, 4, TGC_GSO_IPXIP4, "ipip"},	// 6.12: ipip_gro_receive, inet_offloads[IPPROTO_IPIP]
+	{4, 41, 6, TGC_GSO_IPXIP4, "sit"},	// sit_gro_complete: IPXIP4
+	{6, 4, 4, TGC_GSO_IPXIP6, "ip4ip6"},	// ip4ip6_gro_receive/complete, inet6_offloads[IPPROTO_IPIP]
+	{6, 41, 6, TGC_GSO_IPXIP6, "ip6ip6"},	// ip6ip6_gro_complete, inet6_offloads[IPPROTO_IPV6]
+};
+
+__attribute__((always_inline)) static inline const tgc_tunnel *tunnel_of(unsigned encap)
+{
+	return encap > TGC_ENCAP_NONE && encap < TGC_ENCAP_COUNT ? &kTunnels[encap] : nullptr;
+}
+
+// Whether protocol @p over an IP header of version @version carries a tunnel of the table.
+__attribute__((always_inline)) static inline bool is_tunnel_proto(u32 version, u8 p)
+{
+	for (unsigned e = TGC_ENCAP_NONE + 1; e < TGC_ENCAP_COUNT; e++)
+		if (kTunnels[e].outer_version == version && kTunnels[e].proto == p)
+			return true;
+	return false;
+}
+
+// The extension headers walked and merged through when byte-identical, as 6.12 does (the INET6_PROTO_GSO_EXTHDR
+// offloads of exthdrs_offload.c: hop-by-hop, routing, destination options; length (hdrlen + 1) * 8, RFC 8200 4.3).
+__attribute__((always_inline)) static inline bool is_walked_ext(u8 nh)
+{
+	return nh == ipv6::kHopByHop || nh == ipv6::kRouting || nh == ipv6::kDstOpts;
+}
+// Other IPv6 extension headers (RFC 8200 4.1 and the IANA list): not walked, never merged.
+__attribute__((always_inline)) static inline bool is_other_ext(u8 nh)
+{
+	return nh == 50 || nh == 51 || nh == 135 || nh == 139 || nh == 140 || nh == 253 || nh == 254;
+}
+
+// Extension headers walked so far in the packet, against TGC_MAX_EXT_HDRS / TGC_MAX_EXT_BYTES.
+struct ExtUse {
+	u32 hdrs = 0, bytes = 0;
+};
+constexpr u32 kExtLimit = 0xffffffffu;
+
+// Walks the extension headers of is_walked_ext() from *off, where *next names the header found there; stops at
+// the first other one, leaving *off and *next at it. Reads only below @lim. Returns 0 when walked; kExtLimit past
+// the bounds; else the bytes it would need to see (> lim: the header runs past them).
+__attribute__((always_inline)) static inline u32 walk_ext(const u8 *hdr, u32 lim, u32 *off, u8 *next, ExtUse *use)
+{
+	while (is_walked_ext(*next)) {
+		if (use->hdrs == TGC_MAX_EXT_HDRS)
+			return kExtLimit;
+		if (*off + 2 > lim)
+			return *off + 2;
+		const u32 len = (hdr[*off + 1] + 1u) * 8u;
+		if (use->bytes + len > TGC_MAX_EXT_BYTES)
+			return kExtLimit;
+		if (*off + len > lim)
+			return *off + len;
+		*next = hdr[*off];
+		*off += len;
+		use->hdrs++;
+		use->bytes += len;
+	}
+	return 0;
+}
 
 // Sets l->end from an IP length field. Outer layer: must equal avail exactly. Inner layer: the smaller of the two
 // (never past the outer payload), flagged TGC_R_IP_LEN when they differ.
@@ -42,8 +102,9 @@ static inline unsigned set_extent(Layer *l, u32 off, u32 ip_len, u32 min_len, u3
 // whose length disagrees with what the outer layer carries is kept to the smaller extent and flagged, as 6.12's
 // inet_gro_receive/ipv6_gro_receive set the flush bit and still let TCP find the flow (K03).
 // Inlined at both layers: it runs for every segment and its call cost was a tenth of the parse (make bench).
+// An IPv6 layer's hlen counts its walked extension headers (@use: the packet's so far).
 __attribute__((always_inline)) static inline unsigned parse_ip(const u8 *hdr, u32 hdr_len, u32 off, u32 avail,
-							       bool inner, Layer *l)
+							       bool inner, Layer *l, ExtUse *use)
 {
 	l->flush = TGC_R_NONE;
 	if (off + 1 > hdr_len)
@@ -78,19 +139,23 @@ __attribute__((always_inline)) static inline unsigned parse_ip(const u8 *hdr, u3
 		unsigned r = set_extent(l, off, load16(nh + ipv6::kPayloadLen) + ipv6::kLen, ipv6::kLen, avail, inner);
 		if (r)
 			return r;
-		const u8 next = nh[ipv6::kNextHdr];
-		if (next == 44)
+		u8 next = nh[ipv6::kNextHdr];
+		u32 end = off + ipv6::kLen;
+		const u32 walked = walk_ext(hdr, hdr_len < l->end ? hdr_len : l->end, &end, &next, use);
+		if (walked == kExtLimit)
+			return TGC_R_EXT_LIMIT;
+		if (walked)
+			return TGC_R_MALFORMED; // an extension header runs past the bytes or the IPv6 payload
+		if (next != kProtoTCP && next == ipv6::kFragment) // TCP first: the common case, one compare
 			return TGC_R_FRAGMENT;
-		if (is_ipv6_ext(next))
+		if (next != kProtoTCP && is_other_ext(next))
 			return TGC_R_IPV6_EXT;
-		l->hlen = ipv6::kLen;
+		l->hlen = end - off;
 		l->next = next;
 		return TGC_R_NONE;
 	}
 	return TGC_R_MALFORMED;
 }
-
-__attribute__((always_inline)) static inline bool is_tunnel_proto(u8 p) { return p == TGC_ENCAP_IPIP || p == TGC_ENCAP_SIT; }
 
 // tgc_parse(), inline: the receive loop runs it on every segment (one copy of the code, two call sites).
 static inline unsigned parse(const u8 *hdr, u32 hdr_len, u32 pkt_len, unsigned int encap, tgc_pkt *out)
@@ -113,27 +178,29 @@ static inline unsigned parse(const u8 *hdr, u32 hdr_len, u32 pkt_len, unsigned i
 	}
 
 	Layer outer;
-	unsigned r = parse_ip(hdr, hdr_len, 0, pkt_len, false, &outer);
+	ExtUse use;
+	unsigned r = parse_ip(hdr, hdr_len, 0, pkt_len, false, &outer, &use);
 	if (r)
 		return r;
 
 	u32 inner_off = 0;
 	Layer inner = outer;
 	u8 nlayers = 1;
+	const tgc_tunnel *t = tunnel_of(encap);
 	if (encap == TGC_ENCAP_NONE) {
-		if (is_tunnel_proto(outer.next))
+		if (is_tunnel_proto(ip_version(hdr), outer.next))
 			return TGC_R_NOT_TCP; // a tunnel packet is not plain TCP; the tunnel's own offload handles it
 	} else {
-		if ((encap != TGC_ENCAP_IPIP && encap != TGC_ENCAP_SIT) || ip_version(hdr) != 4 || outer.next != encap)
+		if (!t || ip_version(hdr) != t->outer_version || outer.next != t->proto)
 			return TGC_R_MALFORMED;
 		inner_off = outer.hlen;
-		r = parse_ip(hdr, hdr_len, inner_off, outer.end - inner_off, true, &inner);
+		r = parse_ip(hdr, hdr_len, inner_off, outer.end - inner_off, true, &inner, &use);
 		if (r)
 			return r;
-		// IPIP carries IPv4 and SIT carries IPv6: anything else is not this tunnel's packet.
-		if (ip_version(hdr + inner_off) != (encap == TGC_ENCAP_IPIP ? 4u : 6u))
+		// Each row carries one inner version: anything else is not this tunnel's packet.
+		if (ip_version(hdr + inner_off) != t->inner_version)
 			return TGC_R_MALFORMED;
-		if (is_tunnel_proto(inner.next))
+		if (is_tunnel_proto(t->inner_version, inner.next))
 			return TGC_R_NESTED;
 		nlayers = 2;
 	}

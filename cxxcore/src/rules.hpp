@@ -10,13 +10,16 @@ namespace tungro {
 
 
 // Per-layer flow identity. IPv4: version/IHL, protocol, addresses. IPv6: version and flow label (RFC 6437: a
-// different label is a different flow), next header, addresses. TTL/TOS/ID are flush checks, not identity.
-__attribute__((always_inline)) static inline bool same_l3(const u8 *a, const u8 *b)
+// different label is a different flow), next header, addresses, and the walked extension headers byte for byte
+// (6.12's ipv6_gro_receive: a difference there is another flow). @hlen: the layer's header span in @a's layout; the
+// held side has at least as many bytes (same_flow checks). TTL/TOS/ID are flush checks, not identity.
+__attribute__((always_inline)) static inline bool same_l3(const u8 *a, const u8 *b, u32 hlen)
 {
 	if (ip_version(a) == 4)
 		return a[0] == b[0] && a[ipv4::kProto] == b[ipv4::kProto] && words_equal(a + ipv4::kSaddr, b + ipv4::kSaddr, 8);
 	return ((load32(a) ^ load32(b)) & ipv6::kFlowMask) == 0 && a[ipv6::kNextHdr] == b[ipv6::kNextHdr] &&
-	       words_equal(a + ipv6::kSaddr, b + ipv6::kSaddr, 32);
+	       words_equal(a + ipv6::kSaddr, b + ipv6::kSaddr, 32) &&
+	       (hlen == ipv6::kLen || words_equal(a + ipv6::kLen, b + ipv6::kLen, hlen - ipv6::kLen)); // 8-byte units
 }
 
 // Layer-3 flush check of one IP layer against the held packet's first segment (kernel: inet_gro_flush /
@@ -79,7 +82,7 @@ static inline unsigned merge_flush(const tgc_pkt *pkt, const u8 *hdr, const tgc_
 		return TGC_R_OPTIONS;
 
 	unsigned r = l3_flush(hdr, held->hdr, held->count, 0, id_state);
-	// Counted apart: the one layer-3 rule where 6.18 (tungro) merges less than 6.12 (L11).
+	// Counted apart: the one layer-3 rule where 6.18 (tungro) merges less than 6.12 (L11). (IP_ID: an IPv4 layer.)
 	if (r == TGC_R_IP_ID && pkt->nlayers == 2 && (load16(hdr + ipv4::kFragOff) & ipv4::kDF))
 		r = TGC_R_OUTER_ID;
 	if (!r && pkt->nlayers == 2)
@@ -117,9 +120,9 @@ static inline int same_flow(const tgc_pkt *pkt, const u8 *hdr, const u8 *held_hd
 	// Ports first: flows sharing addresses (one host pair, many connections) differ there, in one compare.
 	if (load32(hdr + pkt->tcp_off + tcp::kPorts) != load32(held_hdr + pkt->tcp_off + tcp::kPorts))
 		return 0;
-	if (!same_l3(hdr, held_hdr))
+	if (!same_l3(hdr, held_hdr, pkt->nlayers == 2 ? pkt->inner_off : pkt->tcp_off))
 		return 0;
-	return pkt->nlayers != 2 || same_l3(hdr + pkt->inner_off, held_hdr + pkt->inner_off);
+	return pkt->nlayers != 2 || same_l3(hdr + pkt->inner_off, held_hdr + pkt->inner_off, pkt->tcp_off - pkt->inner_off);
 }
 
 // tgc_decide(), inline for the receive loop.

@@ -46,20 +46,45 @@ size_t put_v4(std::vector<uint8_t> &b, const V4 &h, uint16_t total_len, uint8_t 
 	return at;
 }
 
-size_t put_v6(std::vector<uint8_t> &b, const V6 &h, uint16_t payload_len)
+// Bytes of an extension header: its data padded to a multiple of 8 after the two bytes of next header and length.
+size_t ext_len(const ExtHdr &e) { return (e.data.size() + 2 + 7) / 8 * 8; }
+
+// An IPv6 header and its extension headers, then @upper_len bytes of what it carries (@natural_next unless
+// h.next_header says otherwise). Returns the offset of the IPv6 header.
+size_t put_v6(std::vector<uint8_t> &b, const V6 &h, size_t upper_len, uint8_t natural_next)
 {
+	size_t ext = 0;
+	for (const ExtHdr &e : h.ext)
+		ext += ext_len(e);
 	size_t at = b.size();
 	b.resize(at + 40, 0);
 	put32(b, at, (6u << 28) | (uint32_t(h.traffic_class) << 20) | (h.flow_label & 0xfffff));
-	put16(b, at + 4, payload_len);
-	b[at + 6] = h.next_header ? h.next_header : 6;
+	put16(b, at + 4, static_cast<uint16_t>(ext + upper_len));
+	const uint8_t last = h.next_header ? h.next_header : natural_next;
+	b[at + 6] = h.ext.empty() ? last : h.ext[0].type;
 	b[at + 7] = h.hop_limit;
 	const uint8_t prefix[6] = {0x20, 0x01, 0x0d, 0xb8, 0x00, 0x41};
 	for (int i = 0; i < 6; i++)
 		b[at + 8 + i] = b[at + 24 + i] = prefix[i];
 	b[at + 23] = h.saddr_last;
 	b[at + 39] = h.daddr_last;
+	for (size_t i = 0; i < h.ext.size(); i++) {
+		const ExtHdr &e = h.ext[i];
+		const size_t x = b.size(), n = ext_len(e);
+		b.resize(x + n, 0);
+		b[x] = i + 1 < h.ext.size() ? h.ext[i + 1].type : last;
+		b[x + 1] = static_cast<uint8_t>(e.hdrlen_override >= 0 ? e.hdrlen_override : n / 8 - 1);
+		std::copy(e.data.begin(), e.data.end(), b.begin() + x + 2);
+	}
 	return at;
+}
+
+size_t v6_len(const V6 &h)
+{
+	size_t n = 40;
+	for (const ExtHdr &e : h.ext)
+		n += ext_len(e);
+	return n;
 }
 
 } // namespace
@@ -73,18 +98,35 @@ Segment ipip()
 	s.inner4.id = 1;
 	return s;
 }
-Segment sit()
+Segment ipip_as(Encap e)
 {
 	Segment s = ipip();
-	s.encap = Encap::SIT;
+	s.encap = e;
 	return s;
 }
+Segment sit() { return ipip_as(Encap::SIT); }
 Segment plain4()
 {
-	Segment s = ipip();
-	s.encap = Encap::Plain4;
+	Segment s = ipip_as(Encap::Plain4);
 	s.outer.id = 1;
 	return s;
+}
+Segment ip4ip6() { return ipip_as(Encap::IP4IP6); }
+Segment ip6ip6() { return ipip_as(Encap::IP6IP6); }
+bool is_tunnel(Encap e) { return e != Encap::Plain4 && e != Encap::Plain6; }
+
+ExtHdr encap_limit(uint8_t limit)
+{
+	return ExtHdr{60, {4, 1, limit, 1, 1, 0}};
+}
+
+std::vector<uint8_t> wrap_ipv4(const std::vector<uint8_t> &inner, uint8_t proto)
+{
+	std::vector<uint8_t> b;
+	V4 outer;
+	put_v4(b, outer, static_cast<uint16_t>(20 + inner.size()), proto);
+	b.insert(b.end(), inner.begin(), inner.end());
+	return b;
 }
 
 std::vector<uint8_t> build(const Segment &s)
@@ -94,7 +136,13 @@ std::vector<uint8_t> build(const Segment &s)
 	std::vector<uint8_t> b;
 	size_t inner_at = 0;
 	uint8_t inner_proto = s.inner_proto_override ? s.inner_proto_override : 6;
-	bool v6_inner = s.encap == Encap::SIT || s.encap == Encap::Plain6;
+	const bool v6_inner = s.encap == Encap::SIT || s.encap == Encap::Plain6 || s.encap == Encap::IP6IP6;
+	V4 in4 = s.inner4;
+	V6 in6 = s.inner6;
+	if (s.inner_proto_override)
+		in4.proto = in6.next_header = s.inner_proto_override;
+	const size_t inner_len = v6_inner ? v6_len(in6) + l4 : in4.ihl * 4 + l4;
+	const size_t outer_payload = inner_len + s.inner_padding + s.outer_len_delta;
 
 	switch (s.encap) {
 	case Encap::Plain4: {
@@ -103,26 +151,19 @@ std::vector<uint8_t> build(const Segment &s)
 		break;
 	}
 	case Encap::Plain6:
-		inner_at = put_v6(b, s.inner6, static_cast<uint16_t>(l4 + s.outer_len_delta));
+		inner_at = put_v6(b, s.inner6, l4 + s.outer_len_delta, inner_proto);
 		break;
-	case Encap::IPIP: {
-		const size_t inner_len = s.inner4.ihl * 4 + l4;
-		put_v4(b, s.outer, static_cast<uint16_t>(20 + inner_len + s.inner_padding + s.outer_len_delta), 4);
-		V4 in = s.inner4;
-		if (s.inner_proto_override)
-			in.proto = s.inner_proto_override;
-		inner_at = put_v4(b, in, static_cast<uint16_t>(inner_len), 6);
+	case Encap::IPIP:
+	case Encap::SIT:
+		put_v4(b, s.outer, static_cast<uint16_t>(20 + outer_payload), v6_inner ? 41 : 4);
 		break;
-	}
-	case Encap::SIT: {
-		put_v4(b, s.outer, static_cast<uint16_t>(20 + 40 + l4 + s.inner_padding + s.outer_len_delta), 41);
-		V6 in = s.inner6;
-		if (s.inner_proto_override)
-			in.next_header = s.inner_proto_override;
-		inner_at = put_v6(b, in, static_cast<uint16_t>(l4));
+	case Encap::IP4IP6:
+	case Encap::IP6IP6:
+		put_v6(b, s.outer6, outer_payload, v6_inner ? 41 : 4);
 		break;
 	}
-	}
+	if (is_tunnel(s.encap))
+		inner_at = v6_inner ? put_v6(b, in6, l4, 6) : put_v4(b, in4, static_cast<uint16_t>(inner_len), 6);
 
 	const size_t th = b.size();
 	b.resize(th + l4, 0);
@@ -150,7 +191,7 @@ std::vector<uint8_t> build(const Segment &s)
 		c ^= 0x5a5a;
 	put16(b, th + 16, c);
 
-	if (s.encap == Encap::IPIP || s.encap == Encap::SIT)
+	if (is_tunnel(s.encap))
 		b.resize(b.size() + s.inner_padding, 0);
 	b.resize(b.size() + s.padding, 0);
 	return b;

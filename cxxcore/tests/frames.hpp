@@ -1,5 +1,6 @@
-// Test-side frame builder: IPIP, SIT and plain TCP segments as the wire carries them (from the outer network
-// header on; the core never sees Ethernet), with correct lengths and checksums unless a test breaks them.
+// Test-side frame builder: IPIP, SIT, ip4ip6, ip6ip6 and plain TCP segments as the wire carries them (from the
+// outer network header on; the core never sees Ethernet), IPv6 extension headers included, with correct lengths and
+// checksums unless a test breaks them.
 #ifndef TUNGRO_TESTS_FRAMES_HPP
 #define TUNGRO_TESTS_FRAMES_HPP
 
@@ -9,7 +10,20 @@
 
 namespace frames {
 
-enum class Encap { Plain4, Plain6, IPIP, SIT };
+enum class Encap { Plain4, Plain6, IPIP, SIT, IP4IP6, IP6IP6 };
+
+// One IPv6 extension header: its type (0 hop-by-hop, 43 routing, 44 fragment, 60 destination options, ...) and
+// its bytes from the third on (options, routing data); the builder writes next header and length and pads the
+// header to a multiple of 8 with zeros (Pad1/PadN-free: zero bytes are Pad1 options, RFC 8200 4.2).
+struct ExtHdr {
+	uint8_t type = 60;
+	std::vector<uint8_t> data;
+	int hdrlen_override = -1; // >= 0: this length byte instead of the natural one (malformed variants)
+};
+
+// The 8-byte destination options header Linux ip6 tunnels put in the outer header by default: a Tunnel
+// Encapsulation Limit option (type 4, length 1, limit 4; RFC 2473 5.1), then a PadN option of one byte.
+ExtHdr encap_limit(uint8_t limit = 4);
 
 struct V4 {
 	uint8_t ttl = 64, tos = 0;
@@ -27,8 +41,18 @@ struct V6 {
 	uint8_t hop_limit = 64, traffic_class = 0;
 	uint32_t flow_label = 0;
 	uint8_t saddr_last = 2, daddr_last = 1; // 2001:db8:41::2 -> ::1
-	uint8_t next_header = 0; // 0: natural (6)
+	uint8_t next_header = 0; // 0: natural (6 TCP; outer: 4 or 41), after the extension headers
+	std::vector<ExtHdr> ext;   // extension headers, in order, between the IPv6 header and what it carries
 };
+
+// An outer IPv6 header's defaults: other addresses than the inner header's, 2001:db8:41::12 -> ::11.
+inline V6 outer_v6()
+{
+	V6 h;
+	h.saddr_last = 0x12;
+	h.daddr_last = 0x11;
+	return h;
+}
 
 struct Tcp {
 	uint16_t sport = 40000, dport = 5001;
@@ -42,6 +66,7 @@ struct Tcp {
 struct Segment {
 	Encap encap = Encap::IPIP;
 	V4 outer;      // the outer IPv4 header (or the only one for Plain4)
+	V6 outer6 = outer_v6(); // the outer IPv6 header (ip4ip6, ip6ip6)
 	V4 inner4;     // inner IPv4 (IPIP)
 	V6 inner6;     // inner IPv6 (SIT) or the only header (Plain6)
 	Tcp tcp;
@@ -56,8 +81,16 @@ struct Segment {
 
 // Outer defaults of the case file: outer DF 1, fixed ID 0; inner IPv4 DF 1, ID incrementing from 1.
 Segment ipip();
+Segment ipip_as(Encap e); // ipip()'s addresses and IDs, dispatched as @e
 Segment sit();
 Segment plain4();
+// Outer IPv6 as Segment::outer6 says: hop limit 64, no extension headers (the case file's X conventions).
+Segment ip4ip6();
+Segment ip6ip6();
+bool is_tunnel(Encap e);
+
+// @inner (from its outer network header) in one more IPv4 header of protocol @proto (nesting, X08/M06).
+std::vector<uint8_t> wrap_ipv4(const std::vector<uint8_t> &inner, uint8_t proto);
 
 std::vector<uint8_t> build(const Segment &s);
 

@@ -91,6 +91,12 @@ std::string layer_name(const uint8_t *p, size_t n, int depth)
 			return "ip6 (short)";
 		hlen = 40;
 		proto = p[6];
+		// Through hop-by-hop, routing and destination options headers (the encapsulation-limit option of ip6
+		// tunnels), as the core walks them.
+		while ((proto == 0 || proto == 43 || proto == 60) && hlen + 8 <= n) {
+			proto = p[hlen];
+			hlen += (p[hlen + 1] + 1u) * 8u;
+		}
 		src = addr6(p + 8);
 		dst = addr6(p + 24);
 		kind = "ip6";
@@ -152,7 +158,7 @@ std::vector<uint8_t> wrap(const uint8_t *p, size_t n, Wrap w)
 	out[3] = static_cast<uint8_t>(outer_len);
 	out[6] = 0x40; // DF
 	out[8] = 64;
-	out[9] = w == Wrap::Ipip ? TGC_ENCAP_IPIP : TGC_ENCAP_SIT;
+	out[9] = w == Wrap::Ipip ? 4 : 41; // IPPROTO_IPIP, IPPROTO_IPV6
 	std::copy(kWrapSrc, kWrapSrc + 4, out.begin() + 12);
 	std::copy(kWrapDst, kWrapDst + 4, out.begin() + 16);
 	tgc_fix_ipv4(out.data(), static_cast<tgc_u16>(outer_len));
@@ -160,20 +166,15 @@ std::vector<uint8_t> wrap(const uint8_t *p, size_t n, Wrap w)
 	return out;
 }
 
-unsigned auto_encap(const std::vector<uint8_t> &pkt)
-{
-	if (pkt.size() >= 20 && pkt[0] >> 4 == 4 && (pkt[9] == TGC_ENCAP_IPIP || pkt[9] == TGC_ENCAP_SIT))
-		return pkt[9];
-	return TGC_ENCAP_NONE;
-}
-
 unsigned encap_of(Encap e, const std::vector<uint8_t> &pkt)
 {
 	switch (e) {
 	case Encap::Ipip: return TGC_ENCAP_IPIP;
 	case Encap::Sit: return TGC_ENCAP_SIT;
+	case Encap::Ip4ip6: return TGC_ENCAP_IP4IP6;
+	case Encap::Ip6ip6: return TGC_ENCAP_IP6IP6;
 	case Encap::Plain: return TGC_ENCAP_NONE;
-	default: return auto_encap(pkt);
+	default: return tgc_encap_detect(pkt.data(), static_cast<uint32_t>(pkt.size()));
 	}
 }
 
@@ -209,11 +210,11 @@ void account(MiniGro &g, Result *res)
 void run_poll(const std::vector<std::vector<uint8_t>> &pkts, const Options &opt, Result *res, MiniGro *engine,
 	      uint32_t poll)
 {
-	std::unique_ptr<MiniGro> lists[3];
+	std::unique_ptr<MiniGro> lists[TGC_ENCAP_COUNT];
 	auto list_of = [&](unsigned encap) -> MiniGro & {
 		if (engine)
 			return *engine;
-		auto &l = lists[encap == TGC_ENCAP_IPIP ? 1 : encap == TGC_ENCAP_SIT ? 2 : 0];
+		auto &l = lists[encap < TGC_ENCAP_COUNT ? encap : 0];
 		if (!l)
 			l = std::make_unique<MiniGro>(encap);
 		return *l;

@@ -16,9 +16,10 @@
 
 namespace replay {
 
-// How IP packets are dispatched to the core: auto = by the outer IPv4 protocol (4 IPIP, 41 SIT, else plain), as the
-// kernel's offload table does; the others force one tgc_encap for every IP packet.
-enum class Encap { Auto, Ipip, Sit, Plain };
+// How IP packets are dispatched to the core: auto = by the outer protocol (tgc_encap_detect: IPv4 4/41, IPv6 4/41
+// after its extension headers, else plain), as the kernel's offload tables do; the others force one tgc_encap for
+// every IP packet.
+enum class Encap { Auto, Ipip, Sit, Plain, Ip4ip6, Ip6ip6 };
 // --wrap: ipip wraps plain TCP/IPv4 packets in outer IPv4 protocol 4; sit wraps plain TCP/IPv6 in protocol 41.
 enum class Wrap { None, Ipip, Sit };
 

@@ -209,7 +209,7 @@ TEST(ReplayCaptures, EveryCaptureEveryModeConservesSegments)
 		if (ext != ".pcap" && ext != ".pcapng")
 			continue;
 		files++;
-		for (Encap enc : {Encap::Auto, Encap::Ipip, Encap::Sit, Encap::Plain})
+		for (Encap enc : {Encap::Auto, Encap::Ipip, Encap::Sit, Encap::Plain, Encap::Ip4ip6, Encap::Ip6ip6})
 			for (Wrap w : {Wrap::None, Wrap::Ipip, Wrap::Sit})
 				for (unsigned poll : {7u, 64u})
 					for (bool engine : {false, true}) {
@@ -337,10 +337,11 @@ TEST(ReplayCaptures, EngineCoalescesAtLeastAsTheKernelList)
 // engine test (test_engine.cpp) and the KUnit engine suite, here through tungro-replay's own code and its CLI.
 namespace {
 
-std::string write_train16_pcap()
+// Writes @ip (IP packets) as Ethernet frames of a capture in the temporary directory; returns its path.
+std::string write_pcap(const std::string &name, const std::vector<std::vector<uint8_t>> &ip)
 {
-	const std::string path = (fs::temp_directory_path() / ("tungro-train16-" + std::to_string(getpid()) + ".pcap"))
-					 .string();
+	const std::string path =
+		(fs::temp_directory_path() / ("tungro-" + name + "-" + std::to_string(getpid()) + ".pcap")).string();
 	pcap_t *dead = pcap_open_dead(DLT_EN10MB, 65535);
 	pcap_dumper_t *d = dead ? pcap_dump_open(dead, path.c_str()) : nullptr;
 	EXPECT_NE(d, nullptr) << path << ": " << (dead ? pcap_geterr(dead) : "pcap_open_dead failed");
@@ -349,27 +350,40 @@ std::string write_train16_pcap()
 			pcap_close(dead);
 		return path;
 	}
-	std::vector<std::vector<frames::Segment>> per(16);
-	for (unsigned f = 0; f < 16; f++) {
-		frames::Segment s = frames::ipip();
-		s.tcp.sport = static_cast<uint16_t>(40000 + f);
-		s.tcp.seq = 1000 + f * 10000000u;
-		per[f] = frames::train(s, 16);
+	for (size_t i = 0; i < ip.size(); i++) {
+		const bool v6 = !ip[i].empty() && ip[i][0] >> 4 == 6;
+		std::vector<uint8_t> fr = {2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2, v6 ? uint8_t(0x86) : uint8_t(0x08),
+					   v6 ? uint8_t(0xdd) : uint8_t(0x00)}; // Ethernet, IPv4 or IPv6
+		fr.insert(fr.end(), ip[i].begin(), ip[i].end());
+		pcap_pkthdr h{};
+		h.ts.tv_usec = static_cast<suseconds_t>(i);
+		h.caplen = h.len = static_cast<bpf_u_int32>(fr.size());
+		pcap_dump(reinterpret_cast<u_char *>(d), &h, fr.data());
 	}
-	for (unsigned i = 0; i < 16; i++)
-		for (unsigned f = 0; f < 16; f++) {
-			std::vector<uint8_t> fr = {2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2, 0x08, 0x00}; // Ethernet, IPv4
-			const std::vector<uint8_t> ip = frames::build(per[f][i]);
-			fr.insert(fr.end(), ip.begin(), ip.end());
-			pcap_pkthdr h{};
-			h.ts.tv_usec = static_cast<suseconds_t>(i * 16 + f);
-			h.caplen = h.len = static_cast<bpf_u_int32>(fr.size());
-			pcap_dump(reinterpret_cast<u_char *>(d), &h, fr.data());
-		}
 	pcap_dump_close(d);
 	pcap_close(dead);
 	return path;
 }
+
+// @flows flows of @segs segments from @first (own source port and sequence space each), interleaved segment by
+// segment.
+std::vector<std::vector<uint8_t>> interleaved(const frames::Segment &first, unsigned flows, unsigned segs)
+{
+	std::vector<std::vector<frames::Segment>> per(flows);
+	for (unsigned f = 0; f < flows; f++) {
+		frames::Segment s = first;
+		s.tcp.sport = static_cast<uint16_t>(40000 + f);
+		s.tcp.seq = 1000 + f * 10000000u;
+		per[f] = frames::train(s, segs);
+	}
+	std::vector<std::vector<uint8_t>> ip;
+	for (unsigned i = 0; i < segs; i++)
+		for (unsigned f = 0; f < flows; f++)
+			ip.push_back(frames::build(per[f][i]));
+	return ip;
+}
+
+std::string write_train16_pcap() { return write_pcap("train16", interleaved(frames::ipip(), 16, 16)); }
 
 } // namespace
 
@@ -401,5 +415,28 @@ TEST(ReplayCraftedTrain, Issue8_SixteenInterleavedIpipFlowsInPollsOf64)
 	ASSERT_EQ(run_cli("--json --poll 64 " + path, &out), 0) << out;
 	EXPECT_NE(out.find("\"total\": {\"frames\": 256, \"tcp_segments\": 256, \"gro_packets\": 256"), std::string::npos)
 		<< out;
+	fs::remove(path);
+}
+
+// Case X02 through the replay path: ip6ip6 with the encapsulation-limit option, four flows interleaved, found by
+// auto-detection (outer IPv6, next header 41 after the option) and merged as the case says on both models.
+TEST(ReplayCraftedTrain, X02_Ip6ip6WithEncapLimitIsDetectedAndCoalesces)
+{
+	frames::Segment s = frames::ip6ip6();
+	s.outer6.ext.push_back(frames::encap_limit());
+	const std::string path = write_pcap("ip6ip6", interleaved(s, 4, 16));
+	for (bool engine : {false, true}) {
+		Options o;
+		o.engine = engine;
+		Result r;
+		std::string err;
+		ASSERT_TRUE(replay::run(path, o, &r, &err)) << err;
+		expect_conserved(r);
+		EXPECT_EQ(r.total.tcp_segments, 64u);
+		EXPECT_EQ(r.total.gro_packets, 4u) << (engine ? "engine" : "kernel list");
+		ASSERT_EQ(r.flows.size(), 4u);
+		for (const auto &kv : r.flows)
+			EXPECT_EQ(kv.first.rfind("ip6in6 ", 0), 0u) << kv.first;
+	}
 	fs::remove(path);
 }

@@ -13,13 +13,18 @@
 
 namespace {
 
+// --encap's words, in replay::Encap order.
+const char *const kEncaps[] = {"auto", "ipip", "sit", "plain", "ip4ip6", "ip6ip6"};
+
 const char *const kUsage =
-	"usage: tungro-replay [--poll N] [--encap auto|ipip|sit|plain] [--wrap ipip|sit] [--fix-ipv4-csum] [--json]\n"
+	"usage: tungro-replay [--poll N] [--encap auto|ipip|sit|plain|ip4ip6|ip6ip6] [--wrap ipip|sit] [--fix-ipv4-csum]\n"
+	"                     [--json]\n"
 	"                     [--engine [--buckets B] [--flows F]] CAPTURE\n"
 	"  Replays the Ethernet frames of CAPTURE (pcap or pcapng) through tungro's GRO core as NAPI polls of N\n"
 	"  frames (default 64) and prints per flow and in total: frames, TCP segments, GRO packets, mean segments\n"
 	"  per GRO packet and flush reasons.\n"
-	"  --encap  dispatch: auto (by outer IPv4 protocol 4/41, else plain; default) or one path for every packet\n"
+	"  --encap  dispatch: auto (by the outer IPv4 protocol or IPv6 next header 4/41, else plain; default) or one\n"
+	"           path for every packet\n"
 	"  --wrap   ipip: put plain TCP/IPv4 packets in an outer IPv4 header (protocol 4); sit: plain TCP/IPv6 in\n"
 	"           protocol 41. Outer 192.0.2.1>192.0.2.2, DF, ID 0; frames may exceed 1514 bytes.\n"
 	"  --fix-ipv4-csum  recompute wrong IPv4 header checksums first (captures taken on a sending host\n"
@@ -84,9 +89,9 @@ std::string json_stats(const replay::Stats &s)
 
 void print_json(const std::string &path, const replay::Options &opt, const replay::Result &res)
 {
-	static const char *const encaps[] = {"auto", "ipip", "sit", "plain"}, *const wraps[] = {"none", "ipip", "sit"};
+	static const char *const wraps[] = {"none", "ipip", "sit"};
 	std::printf("{\"file\": %s, \"poll\": %u, \"encap\": \"%s\", \"wrap\": \"%s\",\n", json_str(path).c_str(),
-		    opt.poll, encaps[static_cast<int>(opt.encap)], wraps[static_cast<int>(opt.wrap)]);
+		    opt.poll, kEncaps[static_cast<int>(opt.encap)], wraps[static_cast<int>(opt.wrap)]);
 	if (opt.engine)
 		std::printf(" \"engine\": {\"buckets\": %u, \"flows\": %u, \"evicted\": %llu},\n", opt.buckets, opt.flows,
 			    (unsigned long long)res.evicted);
@@ -182,16 +187,10 @@ int main(int argc, char **argv)
 			table_set = true;
 		} else if (a == "--encap") {
 			const std::string v = value();
-			if (v == "auto")
-				opt.encap = replay::Encap::Auto;
-			else if (v == "ipip")
-				opt.encap = replay::Encap::Ipip;
-			else if (v == "sit")
-				opt.encap = replay::Encap::Sit;
-			else if (v == "plain")
-				opt.encap = replay::Encap::Plain;
-			else
-				usage_error("--encap wants auto, ipip, sit or plain, not '" + v + "'");
+			const auto *e = std::find(std::begin(kEncaps), std::end(kEncaps), v);
+			if (e == std::end(kEncaps))
+				usage_error("--encap wants auto, ipip, sit, plain, ip4ip6 or ip6ip6, not '" + v + "'");
+			opt.encap = static_cast<replay::Encap>(e - std::begin(kEncaps));
 		} else if (a == "--wrap") {
 			const std::string v = value();
 			if (v == "ipip")

@@ -111,12 +111,13 @@ struct scenario {
 	const char *name;
 	int family;             /* AF_INET or AF_INET6 of the TCP stream */
 	const char *dst;        /* receiver address of the stream */
-	int outer_proto;        /* IPv4 protocol seen on eth0: 6, 4, 41, or 17 (FOU/GUE) */
+	int outer_proto;        /* IP protocol (IPv6 next header) seen on eth0: 6, 4, 41, or 17 (FOU/GUE) */
 	const char *outer_dst;  /* receiver's underlay address of the stream's packets on eth0 */
 	const char *tundev;     /* receiver tunnel device, NULL for plain */
 	int port;
+	int outer_family;       /* of the underlay: AF_INET, or AF_INET6 (the ip6 tunnels) */
 };
-#define N_SCENARIOS 5
+#define N_SCENARIOS 7
 extern const struct scenario g_scenarios[N_SCENARIOS];
 const struct scenario *scenario_by_name(const char *name);
 int scenario_addr(const struct scenario *sc, struct sockaddr_storage *ss, socklen_t *len);   /* 0 or -EINVAL */

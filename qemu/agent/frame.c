@@ -37,6 +37,10 @@ const unsigned char A_OUT_SRC[4] = { 198, 18, 0, 2 }, A_OUT_DST[4] = { 198, 18, 
 const unsigned char A_IN_SRC[4] = { 198, 19, 1, 2 }, A_IN_DST[4] = { 198, 19, 1, 1 };
 const unsigned char A6_SRC[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0x41, [15] = 2 };
 const unsigned char A6_DST[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0x41, [15] = 1 };
+const unsigned char A6O_SRC[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0x18, [15] = 2 };
+const unsigned char A6O_DST_4IN6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0x18, [15] = 1 };
+const unsigned char A6O_DST_6IN6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0x18, [15] = 0x11 };
+const char *const g_enc_name[N_ENC] = { "ip4", "ip6", "ipip", "sit", "ip4ip6", "ip6ip6" };
 
 unsigned char pay_byte(int flow, uint32_t pos)
 {
@@ -60,6 +64,25 @@ static void ip4_hdr(unsigned char *h, int ihl, unsigned tot, uint8_t tos, int id
 	for (int i = 20; i < hl; i++)
 		h[i] = i == hl - 1 ? 0 : 1;   /* NOPs then EOL */
 	put16(h + 10, csum_fold(csum_add(0, h, (size_t)hl)));
+}
+
+static void ip6_hdr(unsigned char *h, uint8_t tclass, uint32_t flowlabel, unsigned plen, int nexthdr, uint8_t hlim,
+		    const unsigned char *src, const unsigned char *dst)
+{
+	put32(h, 0x60000000u | (uint32_t)tclass << 20 | (flowlabel & 0xfffff));
+	put16(h + 4, plen);
+	h[6] = (unsigned char)nexthdr;
+	h[7] = hlim;
+	memcpy(h + 8, src, 16);
+	memcpy(h + 24, dst, 16);
+}
+
+/* the 8-byte destination options header of a Linux ip6 tunnel (ip6_tunnel.c's init_tel_txopt): the tunnel
+ * encapsulation limit option (type 4, length 1, the limit), then PadN of one byte */
+static void ip6_enclim(unsigned char *x, int nexthdr, int limit)
+{
+	const unsigned char o[8] = { (unsigned char)nexthdr, 0, 4, 1, (unsigned char)limit, 1, 1, 0 };
+	memcpy(x, o, sizeof(o));
 }
 
 /* the IPv6 extension header of a hostile frame at x (xl bytes) before the transport (l4proto) */
@@ -114,24 +137,36 @@ static void apply_muts(const struct sd *d, unsigned char *f, int len, const int 
 	}
 }
 
+/* Offset and length of tunnel layer l (0 the outermost) in the frame. With an IPv4 outer header the case's own
+ * outer header (ohl bytes) comes first, then the extra (nested) IPIP headers; with an IPv6 one the extra IPv4 (SIT)
+ * headers come first, then the IPv6 header and its extension header (ohl bytes together). */
+static int layer_off(int o6, int nest, int ohl, int l, int *len)
+{
+	if (o6) {
+		*len = l < nest ? 20 : ohl;
+		return 14 + 20 * l;
+	}
+	*len = l ? 20 : ohl;
+	return 14 + (l ? ohl + (l - 1) * 20 : 0);
+}
+
 int build_frame(const struct sd *d, unsigned char *f)
 {
-	int v6 = d->enc == E_P6 || d->enc == E_SIT;
-	int tun = d->enc == E_IPIP || d->enc == E_SIT;
+	int v6 = enc_inner6(d->enc), o6 = enc_outer6(d->enc);
+	int tun = d->enc != E_P4 && d->enc != E_P6;
 	int thl = d->icmp ? 8 : (d->ts ? 32 : 20) + d->topt;
 	int l4 = thl + d->pay;
 	int ihl = d->ihl ? d->ihl : 5, oihl = d->oihl ? d->oihl : 5;
 	int xl = v6 && d->v6ext ? (d->v6ext_type == 44 ? 8 : d->v6ext * 8) : 0;
 	int inner_hl = v6 ? 40 + xl : (ihl < 5 ? 20 : ihl * 4);
-	int ohl = oihl < 5 ? 20 : oihl * 4;
+	int ohl = o6 ? 40 + (d->oext ? 8 : 0) : oihl < 5 ? 20 : oihl * 4;
 	int layers = tun ? 1 + d->nest : 0;
 	int hdrs = 14 + (layers ? ohl + (layers - 1) * 20 : 0) + inner_hl;
 	unsigned char *p = f + hdrs;
 
 	memcpy(f, g_mac_rx, 6);
 	memcpy(f + 6, g_mac_tx, 6);
-	put16(f + 12, v6 && !tun ? ETH_P_IPV6 : ETH_P_IP);
-
+	put16(f + 12, (tun ? o6 && !d->nest : v6) ? ETH_P_IPV6 : ETH_P_IP);
 	/* L4 first: its checksum covers the payload */
 	if (d->icmp) {
 		memset(p, 0, 8);
@@ -178,33 +213,42 @@ int build_frame(const struct sd *d, unsigned char *f)
 	/* inner (or only) network header */
 	unsigned char *nh = p - inner_hl;
 	if (v6) {
-		put32(nh, 0x60000000u | (uint32_t)d->tos << 20 | (d->flowlabel & 0xfffff));
-		put16(nh + 4, (unsigned)(xl + l4));
-		nh[6] = (unsigned char)(xl ? (d->v6ext_type ? d->v6ext_type : 60) : l4proto);
-		nh[7] = d->ttl;
-		memcpy(nh + 8, A6_SRC, 16);
-		memcpy(nh + 24, A6_DST, 16);
+		ip6_hdr(nh, d->tos, d->flowlabel, (unsigned)(xl + l4), xl ? (d->v6ext_type ? d->v6ext_type : 60) : l4proto,
+			d->ttl, A6_SRC, A6_DST);
 		if (xl)
 			ip6_ext(nh + 40, xl, d->v6ext_type, l4proto);
 	} else {
 		ip4_hdr(nh, ihl, (unsigned)(inner_hl + l4), d->tos, d->id, d->df, d->mf, d->ttl, l4proto, A_IN_SRC,
 			A_IN_DST);
 	}
-	/* tunnel layers, innermost first; the outermost takes the outer fields of the case */
+	/* tunnel layers, innermost first; the case's outer fields go to its outer header (the outermost IPv4, or the
+	 * IPv6 of an ip6 tunnel) */
 	unsigned tot = (unsigned)(inner_hl + l4);
 	int proto = v6 ? 41 : 4;
 	for (int l = layers - 1; l >= 0; l--) {
-		unsigned char *oh = f + 14 + (l ? ohl + (l - 1) * 20 : 0);
-		tot += l ? 20 : (unsigned)ohl;
-		if (l == 0)
-			ip4_hdr(oh, oihl, tot + (unsigned)d->otot_delta, d->otos, d->oid, d->odf, 0, d->ottl, proto,
-				A_OUT_SRC, A_OUT_DST);
-		else
-			ip4_hdr(oh, 5, tot, 0, 0, 1, 0, 64, proto, A_OUT_SRC, A_OUT_DST);
-		proto = 4;
+		int hl, at = layer_off(o6, d->nest, ohl, l, &hl);
+		unsigned char *oh = f + at;
+		if (o6 && l == d->nest) {
+			int ox = d->oext == OX_ENCLIM ? 60 : d->oext;
+			ip6_hdr(oh, d->otos, d->oflowlabel, tot + (unsigned)(hl - 40), d->oext ? ox : proto, d->ottl, A6O_SRC,
+				d->enc == E_4IN6 ? A6O_DST_4IN6 : A6O_DST_6IN6);
+			if (d->oext == OX_ENCLIM)
+				ip6_enclim(oh + 40, proto, 4);
+			else if (d->oext)
+				ip6_ext(oh + 40, 8, d->oext, proto);
+			proto = 41;
+		} else if (l == 0 && !o6) {
+			ip4_hdr(oh, oihl, tot + (unsigned)hl + (unsigned)d->otot_delta, d->otos, d->oid, d->odf, 0, d->ottl,
+				proto, A_OUT_SRC, A_OUT_DST);
+			proto = 4;
+		} else {
+			ip4_hdr(oh, 5, tot + 20, 0, 0, 1, 0, 64, proto, A_OUT_SRC, A_OUT_DST);
+			proto = 4;
+		}
+		tot += (unsigned)hl;
 	}
 	int len = hdrs + l4;
-	if (d->trunc && tun) {
+	if (d->trunc && tun && !o6) {
 		/* the outer header is consistent with the cut frame: only the inner one is incomplete */
 		put16(f + 16, (unsigned)(d->trunc - 14));
 		put16(f + 24, 0);
@@ -214,8 +258,10 @@ int build_frame(const struct sd *d, unsigned char *f)
 		memset(f + len, 0, (size_t)d->pad);
 		len += d->pad;
 	}
+	int hl1;
 	const int pos[] = { [ML_NONE] = -1, [ML_ETH] = 0, [ML_OUT] = layers ? 14 : -1,
-			    [ML_MID] = layers > 1 ? 14 + ohl : -1, [ML_IN] = (int)(nh - f), [ML_L4] = (int)(p - f) };
+			    [ML_MID] = layers > 1 ? layer_off(o6, d->nest, ohl, 1, &hl1) : -1, [ML_IN] = (int)(nh - f),
+			    [ML_L4] = (int)(p - f) };
 	apply_muts(d, f, len, pos, s, l4);
 	if (d->trunc && d->trunc < len)
 		len = d->trunc;

@@ -1,7 +1,8 @@
-/* frame.h - crafted Ethernet frames of TCP segments (plain IPv4/IPv6, IPIP, SIT) sent from the sender namespace's
- * eth1 by AF_PACKET: the frame builder shared by the wire conformance run (conform.c) and the demo's crafted
- * trains (demo.c). Addresses are net.c's: outer 198.18.0.2 -> 198.18.0.1, inner 198.19.1.2 -> 198.19.1.1 (IPIP,
- * plain IPv4), 2001:db8:41::2 -> ::1 (SIT, plain IPv6).
+/* frame.h - crafted Ethernet frames of TCP segments (plain IPv4/IPv6, IPIP, SIT, ip4ip6, ip6ip6) sent from the
+ * sender namespace's eth1 by AF_PACKET: the frame builder shared by the wire conformance run (conform.c) and the
+ * demo's crafted trains (demo.c). Addresses are net.c's: outer 198.18.0.2 -> 198.18.0.1, inner 198.19.1.2 ->
+ * 198.19.1.1 (IPIP, plain IPv4, ip4ip6), 2001:db8:41::2 -> ::1 (SIT, plain IPv6, ip6ip6); the ip6 tunnels' outer
+ * IPv6 2001:db8:18::2 -> ::1 (ip4ip6) or ::11 (ip6ip6).
  */
 #ifndef TUNGRO_FRAME_H
 #define TUNGRO_FRAME_H
@@ -9,7 +10,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum encap { E_P4, E_P6, E_IPIP, E_SIT, N_ENC };
+enum encap { E_P4, E_P6, E_IPIP, E_SIT, E_4IN6, E_6IN6, N_ENC };
+extern const char *const g_enc_name[N_ENC];   /* "ip4", "ip6", "ipip", "sit", "ip4ip6", "ip6ip6" */
+
+/* struct sd's oext: the outer IPv6 header's extension header (ip4ip6, ip6ip6), 8 bytes */
+#define OX_NONE 0
+#define OX_ENCLIM 1             /* destination options with the tunnel encapsulation limit, as Linux ip6 tunnels add */
+#define OX_FRAG 44              /* an atomic fragment header (offset 0, M 0) */
 
 #define MSS 1400
 #define DPORT 7777
@@ -30,7 +37,7 @@ struct fmut {
 
 /* One sent frame. Fields marked "from" apply to this segment only; cases set them per index. */
 struct sd {
-	int enc, flow, nest;          /* nest: extra IPIP layers outside the outer header */
+	int enc, flow, nest;          /* nest: extra IPv4 layers (IPIP; SIT around an outer IPv6) outside the outer header */
 	int portf;                    /* source port SPORT0 + portf (flows may share ports) */
 	int pay;                      /* TCP payload (or ICMP data) bytes */
 	int icmp;                     /* ICMP/ICMPv6 echo instead of TCP */
@@ -41,8 +48,10 @@ struct sd {
 	int badcsum, doff;            /* doff 0 = computed */
 	/* the inner (or only) IP header */
 	uint8_t ttl, tos; int df; int id; int ihl; int mf; uint32_t flowlabel;
-	/* outer IPv4 of a tunnel */
+	/* outer IPv4 of a tunnel; for an outer IPv6: ottl the hop limit, otos the traffic class, and its flow label and
+	 * extension header (OX_*) */
 	uint8_t ottl, otos; int odf; int oid; int otot_delta;
+	uint32_t oflowlabel; int oext;
 	int pad;                      /* bytes after the IP packet (Ethernet padding) */
 	int trunc;                    /* frame cut to this many bytes (junk) */
 	int junk;                     /* receiver cannot parse it: counted as x */
@@ -56,6 +65,7 @@ struct sd {
 
 extern unsigned char g_mac_rx[6], g_mac_tx[6];   /* eth0 (receiver), eth1 (sender) */
 extern const unsigned char A_OUT_SRC[4], A_OUT_DST[4], A_IN_SRC[4], A_IN_DST[4], A6_SRC[16], A6_DST[16];
+extern const unsigned char A6O_SRC[16], A6O_DST_4IN6[16], A6O_DST_6IN6[16];   /* outer IPv6 of the ip6 tunnels */
 
 static inline void put16(unsigned char *p, unsigned v) { p[0] = (unsigned char)(v >> 8); p[1] = (unsigned char)v; }
 static inline void put32(unsigned char *p, uint32_t v) { put16(p, v >> 16); put16(p + 2, v & 0xffff); }
@@ -69,6 +79,9 @@ unsigned char pay_byte(int flow, uint32_t pos);   /* payload byte at TCP sequenc
 void sd_default(struct sd *d, int enc, int flow);  /* a full-sized ACK segment with the usual header fields */
 void frames_number(struct sd *s, int n);           /* sequence numbers, per-flow indices, incrementing IDs */
 int build_frame(const struct sd *d, unsigned char *f);   /* f: MAXFRAME bytes; returns the frame length */
+
+static inline int enc_outer6(int enc) { return enc == E_4IN6 || enc == E_6IN6; }
+static inline int enc_inner6(int enc) { return enc == E_P6 || enc == E_SIT || enc == E_6IN6; }
 
 /* eth0/eth1 MACs and the sender's AF_PACKET socket on eth1: 0, or -1 after fail() naming the step (who) */
 int frames_tx_open(const char *who);

@@ -380,7 +380,7 @@ static void run_engine(int kind, struct htally *tl)
 		const struct outcome *show = kind == ENG_KERNEL ? &g_ref[i] : &o;
 		if (kind == ENG_KERNEL) {
 			out("HOSTILE arch=%s kind=%s enc=%s engine=kernel got=%s drops=%s%s%s", uname_machine(), k->id,
-			    k->enc == E_IPIP ? "ipip" : k->enc == E_SIT ? "sit" : k->enc == E_P4 ? "ip4" : "ip6",
+			    g_enc_name[k->enc],
 			    show->got, show->drops, show->why[0] ? " note=" : "", show->why);
 			continue;
 		}

@@ -10,6 +10,7 @@
 #include <linux/genetlink.h>
 #include <linux/if_link.h>
 #include <linux/if_tunnel.h>
+#include <linux/ip6_tunnel.h>
 #include <linux/neighbour.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
@@ -25,6 +26,9 @@ int g_sender_ns = -1;
 
 #define RX_UNDERLAY "198.18.0.1"
 #define TX_UNDERLAY "198.18.0.2"
+/* the IPv6 underlay of the ip6 tunnels (ip4ip6, ip6ip6), on the same links */
+#define RX6_UNDERLAY "2001:db8:18::1"
+#define TX6_UNDERLAY "2001:db8:18::2"
 
 int enter_ns(int fd)
 {
@@ -221,45 +225,61 @@ static int addr_add(struct ctx *c, const char *dev, int family, const char *addr
 	return req(c, &b, what);
 }
 
-/* A permanent ARP entry, so the first stream never waits for (or loses packets to) resolution. */
-static int neigh_add(struct ctx *c, const char *dev, const char *ip4, const unsigned char mac[6])
+static int addr_family(const char *addr)
+{
+	return strchr(addr, ':') ? AF_INET6 : AF_INET;
+}
+
+/* A permanent ARP (or NDP) entry, so the first stream never waits for (or loses packets to) resolution. */
+static int neigh_add(struct ctx *c, const char *dev, const char *ip, const unsigned char mac[6])
 {
 	char what[160];
 	struct nlbuf b;
-	unsigned char bin[4];
+	unsigned char bin[16];
+	int family = addr_family(ip);
 	int idx = link_index(c, dev);
 	if (!idx)
 		return -1;
-	inet_pton(AF_INET, ip4, bin);
+	if (inet_pton(family, ip, bin) != 1)
+		die("bad address literal %s", ip);
 	struct ndmsg *nd = nl_start(&b, RTM_NEWNEIGH, NLM_F_CREATE | NLM_F_REPLACE, sizeof(*nd));
-	nd->ndm_family = AF_INET;
+	nd->ndm_family = (unsigned char)family;
 	nd->ndm_ifindex = idx;
 	nd->ndm_state = NUD_PERMANENT;
-	nl_put(&b, NDA_DST, bin, 4);
+	nl_put(&b, NDA_DST, bin, family == AF_INET ? 4 : 16);
 	nl_put(&b, NDA_LLADDR, mac, 6);
-	snprintf(what, sizeof(what), "add neighbour %s on %s", ip4, dev);
+	snprintf(what, sizeof(what), "add neighbour %s on %s", ip, dev);
 	return req(c, &b, what);
 }
 
-/* encap: TUNNEL_ENCAP_NONE, or FOU/GUE towards UDP port (both sides listen on the same port) */
+/* encap: TUNNEL_ENCAP_NONE, or FOU/GUE towards UDP port (both sides listen on the same port). kind "ip6tnl": an
+ * IPv6 underlay, proto IPPROTO_IPIP (ip4ip6) or IPPROTO_IPV6 (ip6ip6), with what "ip -6 tunnel add" sets by
+ * default: hop limit 64 and encapsulation limit 4, so every packet carries the 8-byte destination option. */
 static int tunnel_add(struct ctx *c, const char *kind, const char *name, const char *local, const char *remote,
-		      int encap, int port)
+		      int encap, int port, int proto)
 {
 	char what[160];
 	struct nlbuf b;
-	struct in_addr l, r;
-	inet_pton(AF_INET, local, &l);
-	inet_pton(AF_INET, remote, &r);
+	unsigned char l[16], r[16];
+	int family = addr_family(local);
+	size_t alen = family == AF_INET ? 4 : 16;
+	if (inet_pton(family, local, l) != 1 || inet_pton(family, remote, r) != 1)
+		die("bad tunnel address literal %s or %s", local, remote);
 	struct ifinfomsg *ifi = nl_start(&b, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, sizeof(*ifi));
 	ifi->ifi_family = AF_UNSPEC;
 	nl_put_str(&b, IFLA_IFNAME, name);
 	struct rtattr *info = nl_put(&b, IFLA_LINKINFO, NULL, 0);
 	nl_put_str(&b, IFLA_INFO_KIND, kind);
 	struct rtattr *data = nl_put(&b, IFLA_INFO_DATA, NULL, 0);
-	nl_put(&b, IFLA_IPTUN_LOCAL, &l, 4);
-	nl_put(&b, IFLA_IPTUN_REMOTE, &r, 4);
+	nl_put(&b, IFLA_IPTUN_LOCAL, l, alen);
+	nl_put(&b, IFLA_IPTUN_REMOTE, r, alen);
 	nl_put_u8(&b, IFLA_IPTUN_TTL, 64);
-	nl_put_u8(&b, IFLA_IPTUN_PMTUDISC, 1);
+	if (family == AF_INET6) {
+		nl_put_u8(&b, IFLA_IPTUN_ENCAP_LIMIT, IPV6_DEFAULT_TNL_ENCAP_LIMIT);
+		nl_put_u8(&b, IFLA_IPTUN_PROTO, (uint8_t)proto);
+	} else {
+		nl_put_u8(&b, IFLA_IPTUN_PMTUDISC, 1);
+	}
 	if (encap != TUNNEL_ENCAP_NONE) {
 		/* source port 0: the kernel picks one from the inner flow's hash, as "encap-sport auto" does */
 		nl_put_u16(&b, IFLA_IPTUN_ENCAP_TYPE, (uint16_t)encap);
@@ -269,8 +289,9 @@ static int tunnel_add(struct ctx *c, const char *kind, const char *name, const c
 	}
 	nl_nest_end(&b, data);
 	nl_nest_end(&b, info);
-	snprintf(what, sizeof(what), "create %.8s tunnel %.16s %.40s->%.40s%s", kind, name, local, remote,
-		 encap == TUNNEL_ENCAP_FOU ? " in FOU" : encap == TUNNEL_ENCAP_GUE ? " in GUE" : "");
+	snprintf(what, sizeof(what), "create %.8s tunnel %.16s %.40s->%.40s%s%s", kind, name, local, remote,
+		 encap == TUNNEL_ENCAP_FOU ? " in FOU" : encap == TUNNEL_ENCAP_GUE ? " in GUE" : "",
+		 family == AF_INET ? "" : proto == IPPROTO_IPIP ? " mode ip4ip6" : " mode ip6ip6");
 	return req(c, &b, what);
 }
 
@@ -370,12 +391,13 @@ static int ns_sysctls(const char *side)
 /*
  * The tunnels of both sides. Tunnels are found on receive by their outer addresses alone (encapsulation is not part
  * of the lookup), so each FOU/GUE tunnel has its own receiver underlay address: a second address on eth0, in the
- * underlay's /24, reached from the sender through a static neighbour entry.
+ * underlay's /24, reached from the sender through a static neighbour entry; so does each ip6 tunnel in the IPv6
+ * underlay's /64 (ip6 tunnels are found by their outer addresses too, whatever their mode).
  */
 static const struct tunnel_def {
 	const char *kind, *name;
 	int encap, port;          /* TUNNEL_ENCAP_*, UDP port of FOU/GUE */
-	const char *rx_underlay;  /* receiver's outer address; the sender's is always TX_UNDERLAY */
+	const char *rx_underlay;  /* receiver's outer address; the sender's is TX_UNDERLAY or TX6_UNDERLAY */
 	int family;               /* of the inner addresses */
 	const char *rx_inner, *tx_inner;
 } g_tunnels[] = {
@@ -383,42 +405,49 @@ static const struct tunnel_def {
 	{ "sit", "sit1", TUNNEL_ENCAP_NONE, 0, RX_UNDERLAY, AF_INET6, "2001:db8:41::1", "2001:db8:41::2" },
 	{ "ipip", "ipfou1", TUNNEL_ENCAP_FOU, 5555, "198.18.0.11", AF_INET, "198.19.2.1", "198.19.2.2" },
 	{ "sit", "sitgue1", TUNNEL_ENCAP_GUE, 5556, "198.18.0.12", AF_INET6, "2001:db8:42::1", "2001:db8:42::2" },
+	/* ip6tnl: the inner family says the mode (ip4ip6 or ip6ip6) */
+	{ "ip6tnl", "ip4ip6t", TUNNEL_ENCAP_NONE, 0, RX6_UNDERLAY, AF_INET, "198.19.3.1", "198.19.3.2" },
+	{ "ip6tnl", "ip6ip6t", TUNNEL_ENCAP_NONE, 0, "2001:db8:18::11", AF_INET6, "2001:db8:43::1", "2001:db8:43::2" },
 };
 
 static int side_tunnel(struct ctx *c, const struct tunnel_def *t)
 {
-	const char *local = c->is_rx ? t->rx_underlay : TX_UNDERLAY, *remote = c->is_rx ? TX_UNDERLAY : t->rx_underlay;
+	const char *tx = addr_family(t->rx_underlay) == AF_INET ? TX_UNDERLAY : TX6_UNDERLAY;
+	const char *local = c->is_rx ? t->rx_underlay : tx, *remote = c->is_rx ? tx : t->rx_underlay;
 	if (t->encap != TUNNEL_ENCAP_NONE &&
 	    fou_add(c, t->port, t->encap == TUNNEL_ENCAP_GUE ? FOU_ENCAP_GUE : FOU_ENCAP_DIRECT,
 		    t->encap == TUNNEL_ENCAP_GUE ? 0 : !strcmp(t->kind, "ipip") ? IPPROTO_IPIP : IPPROTO_IPV6))
 		return -1;
-	if (tunnel_add(c, t->kind, t->name, local, remote, t->encap, t->port) || link_up(c, t->name, 0))
+	if (tunnel_add(c, t->kind, t->name, local, remote, t->encap, t->port,
+		       t->family == AF_INET ? IPPROTO_IPIP : IPPROTO_IPV6) || link_up(c, t->name, 0))
 		return -1;
 	return addr_add(c, t->name, t->family, c->is_rx ? t->rx_inner : t->tx_inner, t->family == AF_INET ? 24 : 64);
 }
 
-/* The underlay of one side on ethN: up, its address, the peer's static neighbour; the FOU/GUE tunnels' own receiver
- * underlay addresses (on the sender: static neighbours for them). */
-static int side_underlay(struct ctx *c, const char *eth, const char *me, const char *peer,
-			 const unsigned char peer_mac[6])
+/* The underlay of one side on ethN: up, its IPv4 and IPv6 addresses, the peer's static neighbours; the FOU/GUE and
+ * ip6 tunnels' own receiver underlay addresses (on the sender: static neighbours for them). */
+static int side_underlay(struct ctx *c, const char *eth, const unsigned char peer_mac[6])
 {
+	const char *me = c->is_rx ? RX_UNDERLAY : TX_UNDERLAY, *peer = c->is_rx ? TX_UNDERLAY : RX_UNDERLAY;
+	const char *me6 = c->is_rx ? RX6_UNDERLAY : TX6_UNDERLAY, *peer6 = c->is_rx ? TX6_UNDERLAY : RX6_UNDERLAY;
 	if (link_up(c, "lo", 0) || link_up(c, eth, 1500) || addr_add(c, eth, AF_INET, me, 24) ||
-	    neigh_add(c, eth, peer, peer_mac))
+	    addr_add(c, eth, AF_INET6, me6, 64) || neigh_add(c, eth, peer, peer_mac) || neigh_add(c, eth, peer6, peer_mac))
 		return -1;
 	for (size_t i = 0; i < sizeof(g_tunnels) / sizeof(g_tunnels[0]); i++) {
 		const struct tunnel_def *t = &g_tunnels[i];
-		if (strcmp(t->rx_underlay, RX_UNDERLAY) &&
-		    (c->is_rx ? addr_add(c, eth, AF_INET, t->rx_underlay, 24) : neigh_add(c, eth, t->rx_underlay, peer_mac)))
+		int fam = addr_family(t->rx_underlay);
+		if (strcmp(t->rx_underlay, RX_UNDERLAY) && strcmp(t->rx_underlay, RX6_UNDERLAY) &&
+		    (c->is_rx ? addr_add(c, eth, fam, t->rx_underlay, fam == AF_INET ? 24 : 64) :
+				neigh_add(c, eth, t->rx_underlay, peer_mac)))
 			return -1;
 	}
 	return 0;
 }
 
 /* One side: the underlay on ethN, the tunnels towards the peer. */
-static int side_setup(struct ctx *c, const char *eth, const char *me, const char *peer,
-		      const unsigned char peer_mac[6])
+static int side_setup(struct ctx *c, const char *eth, const unsigned char peer_mac[6])
 {
-	if (side_underlay(c, eth, me, peer, peer_mac))
+	if (side_underlay(c, eth, peer_mac))
 		return -1;
 	for (size_t i = 0; i < sizeof(g_tunnels) / sizeof(g_tunnels[0]); i++)
 		if (side_tunnel(c, &g_tunnels[i]))
@@ -466,7 +495,7 @@ int net_rx_nic_setup(void)
 	struct ctx rx = { .side = "receiver", .is_rx = 1 };
 	if (ctx_open(&rx))
 		return -1;
-	int rc = side_underlay(&rx, "eth0", RX_UNDERLAY, TX_UNDERLAY, g_sender_mac);
+	int rc = side_underlay(&rx, "eth0", g_sender_mac);
 	ctx_close(&rx);
 	if (!rc)
 		wait_rx_up();
@@ -512,7 +541,7 @@ int net_setup(void)
 		return -1;
 	rc = link_to_ns(&rx, "eth1", g_sender_ns);
 	if (!rc)
-		rc = side_setup(&rx, "eth0", RX_UNDERLAY, TX_UNDERLAY, mac1);
+		rc = side_setup(&rx, "eth0", mac1);
 	ctx_close(&rx);
 	if (rc)
 		return -1;
@@ -525,7 +554,7 @@ int net_setup(void)
 	if (ctx_open(&tx)) {
 		rc = -1;
 	} else {
-		rc = side_setup(&tx, "eth1", TX_UNDERLAY, RX_UNDERLAY, mac0);
+		rc = side_setup(&tx, "eth1", mac0);
 		ctx_close(&tx);
 	}
 	int back = enter_ns(g_init_ns);

@@ -1,5 +1,6 @@
 /* stream.c - one measured TCP stream from the sender namespace to the receiver, with GRO counters. */
 #include "agent.h"
+#include "frame.h"   /* get32 */
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -20,12 +21,15 @@
 
 /* Addresses and devices as net.c sets them up. */
 const struct scenario g_scenarios[N_SCENARIOS] = {
-	{ "plain", AF_INET, "198.18.0.1", 6, "198.18.0.1", NULL, 5001 },
-	{ "ipip", AF_INET, "198.19.1.1", 4, "198.18.0.1", "ipip1", 5002 },
-	{ "sit", AF_INET6, "2001:db8:41::1", 41, "198.18.0.1", "sit1", 5003 },
+	{ "plain", AF_INET, "198.18.0.1", 6, "198.18.0.1", NULL, 5001, AF_INET },
+	{ "ipip", AF_INET, "198.19.1.1", 4, "198.18.0.1", "ipip1", 5002, AF_INET },
+	{ "sit", AF_INET6, "2001:db8:41::1", 41, "198.18.0.1", "sit1", 5003, AF_INET },
 	/* K01: the kernel reaches the IPIP/SIT callbacks from fou_gro_receive/gue_gro_receive */
-	{ "ipip-fou", AF_INET, "198.19.2.1", 17, "198.18.0.11", "ipfou1", 5004 },
-	{ "sit-gue", AF_INET6, "2001:db8:42::1", 17, "198.18.0.12", "sitgue1", 5005 },
+	{ "ipip-fou", AF_INET, "198.19.2.1", 17, "198.18.0.11", "ipfou1", 5004, AF_INET },
+	{ "sit-gue", AF_INET6, "2001:db8:42::1", 17, "198.18.0.12", "sitgue1", 5005, AF_INET },
+	/* ip6 tunnels: outer IPv6 with the encapsulation-limit destination option, then next header 4 or 41 */
+	{ "ip4ip6", AF_INET, "198.19.3.1", 4, "2001:db8:18::1", "ip4ip6t", 5006, AF_INET6 },
+	{ "ip6ip6", AF_INET6, "2001:db8:43::1", 41, "2001:db8:18::11", "ip6ip6t", 5007, AF_INET6 },
 };
 
 const struct scenario *scenario_by_name(const char *name)
@@ -253,17 +257,14 @@ out:
 
 /* ---- post-GRO packet count: AF_PACKET on eth0, classic BPF keeps the stream's packets only ---- */
 
-static int gro_counter_open(const struct scenario *sc, char *err, size_t cap)
+
+/* The filter's program for an IPv4 underlay: the stream's outer protocol from 198.18.0.2 to its underlay address. */
+static int filter_ip4(const struct scenario *sc, struct sock_filter *code)
 {
 	struct in_addr dst;
-	if (inet_pton(AF_INET, sc->outer_dst, &dst) != 1) {
-		snprintf(err, cap, "packet socket: bad outer address %s", sc->outer_dst);
+	if (inet_pton(AF_INET, sc->outer_dst, &dst) != 1)
 		return -1;
-	}
-	/* SOCK_DGRAM: the filter sees the IPv4 header at offset 0 */
-	struct sock_filter code[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (uint32_t)(SKF_AD_OFF + SKF_AD_PKTTYPE)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PACKET_HOST, 0, 10),         /* received, not sent */
+	const struct sock_filter prog[] = {
 		BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 0),
 		BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0xf0),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x40, 0, 7),                 /* IPv4 */
@@ -276,7 +277,53 @@ static int gro_counter_open(const struct scenario *sc, char *err, size_t cap)
 		BPF_STMT(BPF_RET | BPF_K, 64),                                   /* tiny snap length */
 		BPF_STMT(BPF_RET | BPF_K, 0),
 	};
-	struct sock_fprog prog = { .len = sizeof(code) / sizeof(code[0]), .filter = code };
+	memcpy(code, prog, sizeof(prog));
+	return (int)(sizeof(prog) / sizeof(prog[0]));
+}
+
+/* For an IPv6 underlay: version 6, all 32 address bytes (from 2001:db8:18::2 to the stream's underlay address),
+ * and the outer protocol as the next header or behind one destination options header (the encapsulation limit). */
+static int filter_ip6(const struct scenario *sc, struct sock_filter *code)
+{
+	unsigned char a[32];
+	int n = 0;
+	if (inet_pton(AF_INET6, "2001:db8:18::2", a) != 1 || inet_pton(AF_INET6, sc->outer_dst, a + 16) != 1)
+		return -1;
+	/* the jumps written with 0/0 below go to the last instruction (ret 0) when they fail, fixed up at the end */
+	code[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 0);
+	code[n++] = (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0xf0);
+	code[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x60, 0, 0);
+	for (int w = 0; w < 8; w++) {
+		code[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (uint32_t)(8 + 4 * w));
+		code[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, get32(a + 4 * w), 0, 0);
+	}
+	code[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 6);
+	code[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)sc->outer_proto, 3, 0);
+	code[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 60, 0, 0);   /* destination options */
+	code[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 40);
+	code[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)sc->outer_proto, 0, 0);
+	code[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 64);
+	code[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 0);
+	for (int i = 0; i < n; i++)   /* the jumps to ret 0 */
+		if (BPF_CLASS(code[i].code) == BPF_JMP && !code[i].jt && !code[i].jf)
+			code[i].jf = (unsigned char)(n - 2 - i);
+	return n;
+}
+
+static int gro_counter_open(const struct scenario *sc, char *err, size_t cap)
+{
+	struct sock_filter code[32];
+	int v6 = sc->outer_family == AF_INET6;
+	/* SOCK_DGRAM: the filter sees the outer IP header at offset 0 */
+	code[0] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (uint32_t)(SKF_AD_OFF + SKF_AD_PKTTYPE));
+	code[1] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PACKET_HOST, 1, 0);   /* received, not sent */
+	code[2] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 0);
+	int n = v6 ? filter_ip6(sc, code + 3) : filter_ip4(sc, code + 3);
+	if (n < 0) {
+		snprintf(err, cap, "packet socket: bad outer address %s", sc->outer_dst);
+		return -1;
+	}
+	struct sock_fprog prog = { .len = (unsigned short)(n + 3), .filter = code };
 	int fd = socket(AF_PACKET, SOCK_DGRAM | SOCK_CLOEXEC, 0);   /* protocol 0: nothing arrives before bind */
 	if (fd < 0) {
 		snprintf(err, cap, "packet socket: %s", strerror(errno));
@@ -287,7 +334,7 @@ static int gro_counter_open(const struct scenario *sc, char *err, size_t cap)
 		close(fd);
 		return -1;
 	}
-	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_IP),
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(v6 ? ETH_P_IPV6 : ETH_P_IP),
 				   .sll_ifindex = (int)if_nametoindex("eth0") };
 	if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
 		snprintf(err, cap, "packet socket: bind to eth0: %s", strerror(errno));

@@ -146,10 +146,12 @@ __attribute__((always_inline)) static inline unsigned parse_ip(const u8 *hdr, u3
 			return TGC_R_EXT_LIMIT;
 		if (walked)
 			return TGC_R_MALFORMED; // an extension header runs past the bytes or the IPv6 payload
-		if (next != kProtoTCP && next == ipv6::kFragment) // TCP first: the common case, one compare
-			return TGC_R_FRAGMENT;
-		if (next != kProtoTCP && is_other_ext(next))
-			return TGC_R_IPV6_EXT;
+		if (next != kProtoTCP) { // TCP first: the common case, one compare
+			if (next == ipv6::kFragment)
+				return TGC_R_FRAGMENT;
+			if (is_other_ext(next))
+				return TGC_R_IPV6_EXT;
+		}
 		l->hlen = end - off;
 		l->next = next;
 		return TGC_R_NONE;

@@ -8,6 +8,9 @@
  */
 #include <linux/in.h>
 #include <linux/sort.h>
+#include <net/gro.h>
+#include <net/ipv6.h>
+#include <net/protocol.h>
 
 #include "tungro_kunit.h"
 #include "../module/tungro.h"
@@ -120,6 +123,39 @@ static void x08_nested(struct tgk_seg *s)
 		s[i].inner6.next_header = IPPROTO_IPIP;
 }
 
+/* Review rows: extension headers in both layers of ip6ip6, hop-by-hop on ip4ip6, an inner fragment
+ * header in SIT, the inner hop limit of ip6ip6.
+ */
+static void r_ip6ip6_both(struct tgk_seg *s)
+{
+	struct tgk_seg first;
+
+	tgk_default(&first, TGK_IP6IP6);
+	first.outer6.ext = TGK_EXT_ENCAP_LIMIT;
+	first.inner6.ext = TGK_EXT_DSTOPTS;
+	tgk_train(s, X_MAX_SEGS, &first, 0);
+}
+
+static void r_ip4ip6_hop(struct tgk_seg *s) { x_train(s, TGK_IP4IP6, TGK_EXT_HOP); }
+
+static void r_sit_inner_frag(struct tgk_seg *s)
+{
+	struct tgk_seg first;
+
+	tgk_default(&first, TGK_SIT);
+	first.inner6.ext = TGK_EXT_FRAG;
+	tgk_train(s, X_MAX_SEGS, &first, 0);
+}
+
+static void r_ip6ip6_inner_hop_limit(struct tgk_seg *s)
+{
+	unsigned int i;
+
+	r_ip6ip6_both(s);
+	for (i = 2; i < X_MAX_SEGS; i++)
+		s[i].inner6.hop_limit = 63;
+}
+
 static const struct x_case x_cases[] = {
 	{ "X01 ip4ip6", x01_ip4ip6, { 8 }, 1 },
 	{ "X01 ip4ip6, outer encapsulation limit option", x01_ip4ip6_limit, { 8 }, 1 },
@@ -133,6 +169,10 @@ static const struct x_case x_cases[] = {
 	{ "X06 SIT, identical inner hop-by-hop header", x06_hop_by_hop, { 8 }, 1 },
 	{ "X07 ip6ip6, outer fragment header", x07_fragment, { 1, 1, 1, 1, 1, 1, 1, 1 }, 8 },
 	{ "X08 ip4ip6 inside SIT", x08_nested, { 1, 1, 1, 1, 1, 1, 1, 1 }, 8 },
+	{ "R ip6ip6, outer limit and inner dstopts", r_ip6ip6_both, { 8 }, 1 },
+	{ "R ip4ip6, outer hop-by-hop", r_ip4ip6_hop, { 8 }, 1 },
+	{ "R SIT, inner fragment header", r_sit_inner_frag, { 1, 1, 1, 1, 1, 1, 1, 1 }, 8 },
+	{ "R ip6ip6, inner hop limit from segment 3", r_ip6ip6_inner_hop_limit, { 2, 6 }, 2 },
 };
 
 static void x_case_desc(const struct x_case *c, char *desc)
@@ -197,9 +237,104 @@ static void tungro_ip6_engine(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, got[i], want[i], "segments per packet, sorted, %u", i);
 }
 
+/*
+ * Review: a refused inet6 slot (another module's offload in inet6_offloads[IPPROTO_IPV6], the last
+ * of the four) gives the three slots taken before it back to the kernel, and leaves that module's
+ * offload where it is.
+ */
+static struct sk_buff *x_fake_rx(struct list_head *head, struct sk_buff *skb) { return NULL; }
+static int x_fake_complete(struct sk_buff *skb, int nhoff) { return 0; }
+static const struct net_offload x_fake6 = {
+	.callbacks = { .gro_receive = x_fake_rx, .gro_complete = x_fake_complete },
+};
+
+static const struct net_offload __rcu **x_slot(int i)
+{
+	return tungro_slots[i].ipv6 ? &inet6_offloads[tungro_slots[i].proto] :
+				      &inet_offloads[tungro_slots[i].proto];
+}
+
+static void tungro_ip6_refused_inet6_slot_gives_the_others_back(struct kunit *test)
+{
+	const struct net_offload *k[TUNGRO_SLOT_COUNT];
+	int i;
+
+	tungro_offloads_remove();
+	for (i = 0; i < TUNGRO_SLOT_COUNT; i++) {
+		k[i] = rcu_dereference_protected(*x_slot(i), 1);
+		KUNIT_ASSERT_PTR_EQ(test, k[i], tungro_slots[i].orig);
+	}
+	KUNIT_ASSERT_PTR_EQ(test, cmpxchg((const struct net_offload **)x_slot(TUNGRO_SLOT_IP6IP6),
+					  k[TUNGRO_SLOT_IP6IP6], &x_fake6), k[TUNGRO_SLOT_IP6IP6]);
+	KUNIT_EXPECT_EQ(test, tungro_offloads_install(), -EBUSY);
+	for (i = 0; i < TUNGRO_SLOT_IP6IP6; i++) {
+		KUNIT_EXPECT_PTR_EQ(test, rcu_dereference_protected(*x_slot(i), 1), k[i]);
+		KUNIT_EXPECT_FALSE(test, tungro_slots[i].installed);
+	}
+	KUNIT_EXPECT_PTR_EQ(test, rcu_dereference_protected(*x_slot(TUNGRO_SLOT_IP6IP6), 1),
+			    &x_fake6);
+	cmpxchg((const struct net_offload **)x_slot(TUNGRO_SLOT_IP6IP6), &x_fake6,
+		k[TUNGRO_SLOT_IP6IP6]);
+	synchronize_net();
+	KUNIT_ASSERT_EQ(test, tungro_offloads_install(), 0);
+}
+
+/*
+ * Review, K08: fou6/GUE over IPv6 call inet6_offloads[IPPROTO_IPV6] with is_fou set (fou_core.c,
+ * is_ipv6 picks inet6_offloads): tungro hands the segment to the kernel's callback, counted as
+ * udp_encap, and never parses it. The inner IPv6 says "no next header" (59) so the kernel's
+ * ipv6_gro_receive stops at once.
+ */
+static void tungro_ip6_k08_fou6_goes_to_the_kernel(struct kunit *test)
+{
+	u64 delegated = tungro_stat_sum(TUNGRO_S_DELEGATED);
+	u64 udp = tungro_stat_sum(TUNGRO_S_REASON + TGC_R_UDP_ENCAP);
+	u64 seen = tungro_stat_sum(TUNGRO_S_SEEN);
+	struct sk_buff *skb = alloc_skb(256, GFP_KERNEL);
+	LIST_HEAD(head);
+	struct ipv6hdr *ip6;
+	u8 *d;
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	d = skb_put_zero(skb, 8 + 40 + 40 + 20);
+	/* what fou_gro_receive sees after the UDP header: here, from an 8-byte stand-in */
+	ip6 = (struct ipv6hdr *)(d + 8);
+	ip6->version = 6;
+	ip6->payload_len = htons(60);
+	ip6->nexthdr = IPPROTO_IPV6;
+	ip6->hop_limit = 64;
+	ip6 = (struct ipv6hdr *)(d + 48);
+	ip6->version = 6;
+	ip6->payload_len = htons(20);
+	ip6->nexthdr = NEXTHDR_NONE;
+	ip6->hop_limit = 64;
+	skb->protocol = htons(ETH_P_IPV6);
+	memset(NAPI_GRO_CB(skb), 0, sizeof(struct napi_gro_cb));
+	NAPI_GRO_CB(skb)->frag0 = skb->data;
+	NAPI_GRO_CB(skb)->frag0_len = skb_headlen(skb);
+	NAPI_GRO_CB(skb)->count = 1;
+	NAPI_GRO_CB(skb)->is_fou = 1;
+	NAPI_GRO_CB(skb)->is_ipv6 = 1;
+	skb_gro_pull(skb, 48);
+	local_bh_disable();
+	rcu_read_lock();
+	KUNIT_EXPECT_NULL(test, tungro_gro_receive_of[TUNGRO_SLOT_IP6IP6](&head, skb));
+	rcu_read_unlock();
+	local_bh_enable();
+	KUNIT_EXPECT_EQ(test, tungro_stat_sum(TUNGRO_S_SEEN) - seen, 1ull);
+	KUNIT_EXPECT_EQ(test, tungro_stat_sum(TUNGRO_S_DELEGATED) - delegated, 1ull);
+	KUNIT_EXPECT_EQ(test, tungro_stat_sum(TUNGRO_S_REASON + TGC_R_UDP_ENCAP) - udp, 1ull);
+	/* the kernel's ipv6_gro_receive (via sit_ip6ip6_gro_receive) ran: it marks the layer */
+	KUNIT_EXPECT_TRUE(test, NAPI_GRO_CB(skb)->encap_mark);
+	KUNIT_EXPECT_TRUE(test, NAPI_GRO_CB(skb)->flush);
+	kfree_skb(skb);
+}
+
 static struct kunit_case tungro_ip6_cases[] = {
 	KUNIT_CASE_PARAM(tungro_ip6_offload_path, x_cases_gen_params),
 	KUNIT_CASE_PARAM(tungro_ip6_engine, x_cases_gen_params),
+	KUNIT_CASE(tungro_ip6_refused_inet6_slot_gives_the_others_back),
+	KUNIT_CASE(tungro_ip6_k08_fou6_goes_to_the_kernel),
 	{}
 };
 

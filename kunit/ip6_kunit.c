@@ -123,7 +123,7 @@ static void x08_nested(struct tgk_seg *s)
 		s[i].inner6.next_header = IPPROTO_IPIP;
 }
 
-/* Review rows: extension headers in both layers of ip6ip6, hop-by-hop on ip4ip6, an inner fragment
+/* More rows: extension headers in both layers of ip6ip6, hop-by-hop on ip4ip6, an inner fragment
  * header in SIT, the inner hop limit of ip6ip6.
  */
 static void r_ip6ip6_both(struct tgk_seg *s)
@@ -238,7 +238,7 @@ static void tungro_ip6_engine(struct kunit *test)
 }
 
 /*
- * Review: a refused inet6 slot (another module's offload in inet6_offloads[IPPROTO_IPV6], the last
+ * A refused inet6 slot (another module's offload in inet6_offloads[IPPROTO_IPV6], the last
  * of the four) gives the three slots taken before it back to the kernel, and leaves that module's
  * offload where it is.
  */
@@ -280,7 +280,7 @@ static void tungro_ip6_refused_inet6_slot_gives_the_others_back(struct kunit *te
 }
 
 /*
- * Review, K08: fou6/GUE over IPv6 call inet6_offloads[IPPROTO_IPV6] with is_fou set (fou_core.c,
+ * K08: fou6/GUE over IPv6 call inet6_offloads[IPPROTO_IPV6] with is_fou set (fou_core.c,
  * is_ipv6 picks inet6_offloads): tungro hands the segment to the kernel's callback, counted as
  * udp_encap, and never parses it. The inner IPv6 says "no next header" (59) so the kernel's
  * ipv6_gro_receive stops at once.

@@ -82,7 +82,7 @@ const struct tgc_tunnel *tgc_tunnel_of(unsigned int encap);
 
 /*
  * tgc_encap_detect - the tunnel a packet is, from its outer header: @hdr, @hdr_len bytes from the outer network
- * header. IPv4: by protocol (IHL not checked). IPv6: by the next header after the hop-by-hop, destination options
+ * header. IPv4: by protocol, once IHL x 4 bytes are there (NONE below IHL 5). IPv6: by the next header after the hop-by-hop, destination options
  * and routing headers, walked as tgc_parse() walks them. Returns an enum tgc_encap; TGC_ENCAP_NONE when no row
  * matches or the bytes end first. A dispatch helper for hosts and glue: tgc_parse() still checks everything.
  */
@@ -131,7 +131,9 @@ enum tgc_reason {
 	 */
 	TGC_R_OUTER_ID,
 	TGC_R_EXT_LIMIT,	/* more IPv6 extension headers than TGC_MAX_EXT_HDRS or TGC_MAX_EXT_BYTES: passed up
-				 * unmerged (6.12 walks any number; the glue hands it to the kernel's GRO) */
+				 * unmerged (6.12 walks any number: the offload path hands it to the kernel's
+				 * GRO; the engine passes it up, an intended difference beyond 8 headers or
+				 * 256 bytes) */
 	TGC_R_COUNT
 };
 
@@ -140,10 +142,12 @@ const char *tgc_reason_name(unsigned int reason);
 
 /*
  * IPv6 extension headers walked per packet, all IPv6 layers together: at most this many headers and bytes. The
- * Linux ip6 tunnel's encapsulation-limit option is one header of 8 bytes; beyond the bound: TGC_R_EXT_LIMIT.
+ * Linux ip6 tunnel's encapsulation-limit option is one header of 8 bytes; an SRv6 routing header with 14 segments
+ * 232 (H.Encaps: an outer IPv6 with it around the inner packet). Beyond the bound: TGC_R_EXT_LIMIT. The engine
+ * keeps TGC_MAX_HDR_BYTES of header per held flow (396 bytes: 25 KiB for a table of 8 x 8).
  */
-#define TGC_MAX_EXT_HDRS 4u
-#define TGC_MAX_EXT_BYTES 64u
+#define TGC_MAX_EXT_HDRS 8u
+#define TGC_MAX_EXT_BYTES 256u
 
 /* Largest header span the core reads: outer IPv6 (40) + inner IPv6 (40) + extension headers + TCP with options. */
 #define TGC_MAX_HDR_BYTES (40u + 40u + TGC_MAX_EXT_BYTES + 60u)

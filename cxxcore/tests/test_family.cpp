@@ -236,10 +236,11 @@ TEST(FamilyLayout, X01_OffsetsAndHeaderPullCountTheEncapLimitOption)
 	EXPECT_EQ(w.tcp_off, p.tcp_off);
 }
 
-// The largest headers the bounds allow fit TGC_MAX_HDR_BYTES: ip6ip6, 64 bytes of extension headers, TCP options.
+// The largest headers the bounds allow fit TGC_MAX_HDR_BYTES: ip6ip6, TGC_MAX_EXT_BYTES of extension headers
+// (half in each layer), TCP options.
 TEST(FamilyLayout, X02_LargestAcceptedHeadersFitTheView)
 {
-	ExtHdr big{60, std::vector<uint8_t>(30, 0)}; // 32 bytes
+	ExtHdr big{60, std::vector<uint8_t>(TGC_MAX_EXT_BYTES / 2 - 2, 0)};
 	Segment s = with_inner_ext(with_outer_ext(ip6ip6(), big), big);
 	s.tcp.options = std::vector<uint8_t>(40, 1);
 	const auto f = build(s);
@@ -330,8 +331,8 @@ Segment esp_inner()
 
 const Bad kBad[] = {
 	{"ExtHeaderLengthPastTheIpv6Payload", TGC_ENCAP_SIT, ext_past_payload(), TGC_R_MALFORMED},
-	{"FiveExtHeadersAreOverTheBound", TGC_ENCAP_IP6IP6, ext_hdrs(5, 8), TGC_R_EXT_LIMIT},
-	{"SeventyTwoExtBytesAreOverTheBound", TGC_ENCAP_IP6IP6, ext_hdrs(1, 72), TGC_R_EXT_LIMIT},
+	{"MoreExtHeadersThanTheBound", TGC_ENCAP_IP6IP6, ext_hdrs(TGC_MAX_EXT_HDRS + 1, 8), TGC_R_EXT_LIMIT},
+	{"MoreExtBytesThanTheBound", TGC_ENCAP_IP6IP6, ext_hdrs(1, TGC_MAX_EXT_BYTES + 8), TGC_R_EXT_LIMIT},
 	{"EspAfterTheOptionsIsNotWalked", TGC_ENCAP_SIT, esp_inner(), TGC_R_IPV6_EXT},
 };
 

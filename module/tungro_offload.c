@@ -41,9 +41,17 @@ struct tungro_slot tungro_slots[TUNGRO_SLOT_COUNT] = {
 
 unsigned long tungro_installed_at;
 
+/*
+ * A kernel without IPv6 has no inet6_offloads[] (it is built in whenever IPv6 is on, =m too): then
+ * the IPv6 slots, like SIT's, find no offload and the load is refused (tungro_swap_in()).
+ */
 static const struct net_offload __rcu **tungro_slot_ptr(const struct tungro_slot *s)
 {
-	return s->ipv6 ? &inet6_offloads[s->proto] : &inet_offloads[s->proto];
+#if IS_ENABLED(CONFIG_IPV6)
+	if (s->ipv6)
+		return &inet6_offloads[s->proto];
+#endif
+	return &inet_offloads[s->proto];
 }
 
 /* The slot's array, for messages. */
@@ -71,7 +79,8 @@ static int tungro_swap_in(struct tungro_slot *s,
 			  struct sk_buff *(*rx)(struct list_head *, struct sk_buff *),
 			  int (*complete)(struct sk_buff *, int))
 {
-	const struct net_offload *orig = tungro_slot_now(s);
+	const struct net_offload *orig = s->ipv6 && !IS_ENABLED(CONFIG_IPV6) ? NULL :
+					 tungro_slot_now(s);
 
 	if (!orig || !orig->callbacks.gro_receive) {
 		pr_err("no GRO offload in %s[%d] (%s): is IPv6 off or not loaded yet?\n",

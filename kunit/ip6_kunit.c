@@ -78,14 +78,17 @@ static void x04_flow_labels(struct tgk_seg *s)
 }
 
 /* X05: SIT, the inner IPv6 with a destination options header; its bytes differ from segment 4. */
-static void x05_dstopts(struct tgk_seg *s)
+/* Eight SIT segments whose inner IPv6 carries extension header @ext. */
+static void x_sit_inner(struct tgk_seg *s, u8 ext)
 {
 	struct tgk_seg first;
 
 	tgk_default(&first, TGK_SIT);
-	first.inner6.ext = TGK_EXT_DSTOPTS;
+	first.inner6.ext = ext;
 	tgk_train(s, X_MAX_SEGS, &first, 0);
 }
+
+static void x05_dstopts(struct tgk_seg *s) { x_sit_inner(s, TGK_EXT_DSTOPTS); }
 
 static void x05_dstopts_differ(struct tgk_seg *s)
 {
@@ -97,14 +100,7 @@ static void x05_dstopts_differ(struct tgk_seg *s)
 }
 
 /* X06: SIT with a hop-by-hop header on every inner packet. */
-static void x06_hop_by_hop(struct tgk_seg *s)
-{
-	struct tgk_seg first;
-
-	tgk_default(&first, TGK_SIT);
-	first.inner6.ext = TGK_EXT_HOP;
-	tgk_train(s, X_MAX_SEGS, &first, 0);
-}
+static void x06_hop_by_hop(struct tgk_seg *s) { x_sit_inner(s, TGK_EXT_HOP); }
 
 /* X07: the outer IPv6 carries a fragment header (an atomic fragment). */
 static void x07_fragment(struct tgk_seg *s) { x_train(s, TGK_IP6IP6, TGK_EXT_FRAG); }
@@ -138,14 +134,7 @@ static void r_ip6ip6_both(struct tgk_seg *s)
 
 static void r_ip4ip6_hop(struct tgk_seg *s) { x_train(s, TGK_IP4IP6, TGK_EXT_HOP); }
 
-static void r_sit_inner_frag(struct tgk_seg *s)
-{
-	struct tgk_seg first;
-
-	tgk_default(&first, TGK_SIT);
-	first.inner6.ext = TGK_EXT_FRAG;
-	tgk_train(s, X_MAX_SEGS, &first, 0);
-}
+static void r_sit_inner_frag(struct tgk_seg *s) { x_sit_inner(s, TGK_EXT_FRAG); }
 
 static void r_ip6ip6_inner_hop_limit(struct tgk_seg *s)
 {

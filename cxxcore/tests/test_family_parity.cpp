@@ -34,6 +34,26 @@ Counts engine_counts(const Frames &f, unsigned encap)
 	return g.seg_counts();
 }
 
+// The engine glue's loop (tungro_rxq_feed) over frame @f: from the IP header the rx_handler pulled, detect the
+// tunnel on the bytes so far, pull what tgc_hdr_need asks for, again; every step's view is an exact allocation
+// (ASan). false if a step asked for more than the frame or TGC_MAX_HDR_BYTES, or did not end.
+bool glue_pull(const std::vector<uint8_t> &f, unsigned *encap, uint32_t *have)
+{
+	const uint32_t n = static_cast<uint32_t>(f.size());
+	*have = (f[0] >> 4) == 4 ? 20 : 40;
+	for (unsigned steps = 0; steps < 64; steps++) {
+		const std::vector<uint8_t> view(f.begin(), f.begin() + *have);
+		*encap = tgc_encap_detect(view.data(), *have);
+		const uint32_t need = tgc_hdr_need(view.data(), *have, n, *encap);
+		if (need <= *have)
+			return true;
+		if (need > std::min(n, TGC_MAX_HDR_BYTES))
+			return false;
+		*have = need;
+	}
+	return false;
+}
+
 // SRv6 H.Encaps (the receiving endpoint, segments left 0): outer IPv6 + SRH of 4 SIDs (72 bytes) + inner IPv6,
 // TCP. 6.12 merges the train (routing header is INET6_PROTO_GSO_EXTHDR, walked and memcmp'd). On the engine
 // path the device's own GRO is off, so nobody else merges it.
@@ -79,10 +99,8 @@ TEST(FamilyParity, FragmentAfterRoutingHeaderInnerIsNotMerged)
 	EXPECT_EQ(engine_counts(train_of(s, 4), TGC_ENCAP_SIT), Counts({1, 1, 1, 1}));
 }
 
-// The engine glue's loop (tungro_rxq_feed): start with the IP header the rx_handler pulled, detect the tunnel on
-// the bytes so far, pull what tgc_hdr_need asks for, again; every step's view is an exact allocation (ASan).
-// The loop must end with exactly the headers of every valid shape, the tunnel detected, and parse as with the
-// whole frame.
+// The engine glue's loop (glue_pull) must end with exactly the headers of every valid shape, the tunnel detected,
+// and parse as with the whole frame.
 TEST(FamilyParity, EngineGlueDetectAndPullLoopConvergesOnEveryShape)
 {
 	std::vector<Segment> shapes;
@@ -110,18 +128,9 @@ TEST(FamilyParity, EngineGlueDetectAndPullLoopConvergesOnEveryShape)
 	for (const Segment &s : shapes) {
 		const auto f = build(s);
 		const uint32_t n = static_cast<uint32_t>(f.size());
-		uint32_t have = (f[0] >> 4) == 4 ? 20 : 40, need;
-		unsigned encap, steps = 0;
-		for (;;) {
-			const std::vector<uint8_t> view(f.begin(), f.begin() + have);
-			encap = tgc_encap_detect(view.data(), have);
-			need = tgc_hdr_need(view.data(), have, n, encap);
-			if (need <= have)
-				break;
-			ASSERT_LE(need, n);
-			have = need;
-			ASSERT_LT(++steps, 64u);
-		}
+		unsigned encap;
+		uint32_t have, need;
+		ASSERT_TRUE(glue_pull(f, &encap, &have));
 		EXPECT_EQ(encap, encap_of(s)) << "shape " << int(s.encap);
 		tgc_pkt p{}, q{};
 		const std::vector<uint8_t> view(f.begin(), f.begin() + have);
@@ -170,17 +179,9 @@ TEST(FamilyParity, RandomExtChainsGlueLoopAgreesWithWholeFrameParse)
 		s.payload_len = 100 + next(1300);
 		const auto f = build(s);
 		const uint32_t n = static_cast<uint32_t>(f.size());
-		uint32_t have = (f[0] >> 4) == 4 ? 20 : 40, need;
 		unsigned encap;
-		for (;;) {
-			const std::vector<uint8_t> view(f.begin(), f.begin() + have);
-			encap = tgc_encap_detect(view.data(), have);
-			need = tgc_hdr_need(view.data(), have, n, encap);
-			if (need <= have)
-				break;
-			ASSERT_LE(need, std::min(n, TGC_MAX_HDR_BYTES));
-			have = need;
-		}
+		uint32_t have;
+		ASSERT_TRUE(glue_pull(f, &encap, &have));
 		const std::vector<uint8_t> view(f.begin(), f.begin() + have);
 		tgc_pkt p{}, q{};
 		const unsigned a = tgc_parse(view.data(), have, n, encap, &p);

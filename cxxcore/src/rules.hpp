@@ -34,6 +34,9 @@ static inline unsigned l3_flush(const u8 *nh, const u8 *held, u16 count, unsigne
 			return TGC_R_TTL;
 		return TGC_R_NONE;
 	}
+	// Options (IHL > 5: an engine with TGC_ENGINE_IPV4_OPTIONS; same_l3 made the IHLs equal): byte-identical.
+	if (nh[0] != 0x45 && !words_equal(nh + ipv4::kMinLen, held + ipv4::kMinLen, (nh[0] & 0x0fu) * 4u - ipv4::kMinLen))
+		return TGC_R_IP_OPT_DIFF;
 	if (nh[ipv4::kTtl] != held[ipv4::kTtl])
 		return TGC_R_TTL;
 	if (nh[ipv4::kTos] != held[ipv4::kTos])

@@ -52,6 +52,8 @@
  *   issue 8's 16-flow trains, 8 x 8 vs one bucket of 8 fed hash 0: crafted_16_flow_trains.
  *   X01-X08 tungro_ip6/offload_path and tungro_ip6/engine, over one case table (ip6_kunit.c:
  *   x_cases, each row named by its case id: "X01 ip4ip6", ...).
+ *   O01-O06 tungro_options/engine (TGC_ENGINE_IPV4_OPTIONS), o05_engine_off and
+ *   o04_offload_path, over one case table (options_kunit.c: o_cases, "O01 IPIP, ...").
  */
 #ifndef TUNGRO_KUNIT_H
 #define TUNGRO_KUNIT_H
@@ -74,9 +76,11 @@ enum tgk_ext {
 };
 
 struct tgk_v4 {
-	u8 ttl, tos, ihl, proto;	/* ihl 0 -> 5; proto 0 -> natural */
+	u8 ttl, tos, ihl, proto;	/* ihl 0 -> 5 + the options' words; proto 0 -> natural */
 	bool df, mf, reserved;		/* reserved: the reserved flag bit (K04) */
 	u16 id, frag_offset;
+	/* option bytes after the 20-byte header (O cases), zero-padded to the IHL's end */
+	u8 options[12], optlen;
 };
 
 struct tgk_v6 {
@@ -205,6 +209,7 @@ struct tgk_engine_run {
 	unsigned int extra_polls;
 	bool stop_held;			/* stop the queue with what the engine still holds (E05) */
 	bool stop_direct;		/* ... as NETDEV_UNREGISTER does (netif_receive_skb_core) */
+	bool ipv4_options;		/* TGC_ENGINE_IPV4_OPTIONS (the module's ipv4_options=1) */
 	/* out: the engine's counters before the stop, what the stop found, the queue's counters */
 	struct tgc_engine_stats st;
 	u32 held_after[4];		/* held_now after each extra poll */

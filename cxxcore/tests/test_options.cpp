@@ -182,8 +182,7 @@ TEST_P(Options, EngineMergesSafeIdenticalOptions)
 	const Case &c = GetParam();
 	const Frames f = c.frames();
 	MiniGro g(c.encap, true, 0, kOptionsList);
-	for (const auto &x : f)
-		g.receive(x, c.encap);
+	g.receive_all(f);
 	g.flush();
 	ASSERT_EQ(g.seg_counts(), c.want);
 	if (c.denied) {
@@ -222,8 +221,7 @@ TEST_P(Options, O05_EngineWithoutTheFlagNeverMerges)
 	const Case &c = GetParam();
 	const Frames f = c.frames();
 	MiniGro g(c.encap);
-	for (const auto &x : f)
-		g.receive(x, c.encap);
+	g.receive_all(f);
 	g.flush();
 	EXPECT_EQ(g.seg_counts(), Counts(f.size(), 1));
 	EXPECT_EQ(g.reason_count(TGC_R_IP_OPTIONS), f.size());

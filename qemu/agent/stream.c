@@ -20,13 +20,21 @@
 
 /* Addresses and devices as net.c sets them up. */
 const struct scenario g_scenarios[N_SCENARIOS] = {
-	{ "plain", AF_INET, "198.18.0.1", 6, "198.18.0.1", NULL, 5001 },
-	{ "ipip", AF_INET, "198.19.1.1", 4, "198.18.0.1", "ipip1", 5002 },
-	{ "sit", AF_INET6, "2001:db8:41::1", 41, "198.18.0.1", "sit1", 5003 },
+	{ "plain", AF_INET, "198.18.0.1", 6, "198.18.0.1", NULL, 5001, 0 },
+	{ "ipip", AF_INET, "198.19.1.1", 4, "198.18.0.1", "ipip1", 5002, 0 },
+	{ "sit", AF_INET6, "2001:db8:41::1", 41, "198.18.0.1", "sit1", 5003, 0 },
 	/* K01: the kernel reaches the IPIP/SIT callbacks from fou_gro_receive/gue_gro_receive */
-	{ "ipip-fou", AF_INET, "198.19.2.1", 17, "198.18.0.11", "ipfou1", 5004 },
-	{ "sit-gue", AF_INET6, "2001:db8:42::1", 17, "198.18.0.12", "sitgue1", 5005 },
+	{ "ipip-fou", AF_INET, "198.19.2.1", 17, "198.18.0.11", "ipfou1", 5004, 0 },
+	{ "sit-gue", AF_INET6, "2001:db8:42::1", 17, "198.18.0.12", "sitgue1", 5005, 0 },
+	/* issue 9: every packet of the stream carries an IPv4 option, plain and in the inner header of IPIP */
+	{ "plain-ipopt", AF_INET, "198.18.0.1", 6, "198.18.0.1", NULL, 5006, 1 },
+	{ "ipip-ipopt", AF_INET, "198.19.1.1", 4, "198.18.0.1", "ipip1", 5007, 1 },
 };
+
+/* The option of the ipopt scenarios, as direct-server-return load balancers carry a service address: an
+ * unassigned experimental type (copied flag, number 30: 0x9e, RFC 4727), length 8, address 198.51.100.10 and a
+ * port. The kernel takes an unknown option from IP_OPTIONS with CAP_NET_RAW (ip_options_compile). */
+static const unsigned char g_dsr_option[8] = { 0x9e, 8, 198, 51, 100, 10, 0x1f, 0x51 };
 
 const struct scenario *scenario_by_name(const char *name)
 {
@@ -195,6 +203,10 @@ static void *sender_main(void *arg)
 	fd = socket(s->sc->family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		snprintf(s->err, sizeof(s->err), "sender: socket: %s", strerror(errno));
+		goto out;
+	}
+	if (s->sc->ipopt && setsockopt(fd, IPPROTO_IP, IP_OPTIONS, g_dsr_option, sizeof(g_dsr_option)) < 0) {
+		snprintf(s->err, sizeof(s->err), "sender: IP_OPTIONS: %s", strerror(errno));
 		goto out;
 	}
 	/* bounds connect() and every send(): a stalled path becomes an error here, not a hang */

@@ -148,7 +148,10 @@ const char *tgc_reason_name(unsigned int reason);
 #define TGC_MAX_EXT_HDRS 4u
 #define TGC_MAX_EXT_BYTES 64u
 
-/* Largest header span the core reads: outer IPv6 (40) + inner IPv6 (40) + extension headers + TCP with options. */
+/*
+ * Largest header span the core reads: outer IPv6 (40) + inner IPv6 (40) + extension headers + TCP with options. IPv4
+ * options (TGC_ENGINE_IPV4_OPTIONS) fit but for the largest combinations (SIT, ip4ip6): past it, TGC_R_IP_OPTIONS.
+ */
 #define TGC_MAX_HDR_BYTES (40u + 40u + TGC_MAX_EXT_BYTES + 60u)
 
 /* Aggregate limit for tunneled GRO packets, in bytes from the outer network header (kernel GRO_LEGACY_MAX_SIZE). */

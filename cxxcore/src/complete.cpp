@@ -10,7 +10,8 @@ extern "C" void tgc_fix_ipv4(u8 *iph, u16 len)
 	store16(iph + ipv4::kTotLen, len);
 	store16(iph + ipv4::kCheck, 0);
 	const u32 ihl = (iph[0] & 0x0fu) * 4u;
-	store16(iph + ipv4::kCheck, static_cast<u16>(~ipv4_hdr_sum_ihl(iph, ihl < ipv4::kMinLen ? ipv4::kMinLen : ihl)));
+	const u16 sum = ipv4_hdr_sum_ihl(iph, ihl < ipv4::kMinLen ? ipv4::kMinLen : ihl);
+	store16(iph + ipv4::kCheck, static_cast<u16>(~sum));
 }
 
 extern "C" int tgc_complete(u8 *nh, u32 nh_len, u32 len, u8 id_state, unsigned int layer, tgc_completion *out)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-// tgc_parse/tgc_parse_mode (rules in parse.hpp), tgc_flow_of and tgc_hdr_need: header walks that never read past hdr_len.
+// tgc_parse/tgc_parse_mode (rules in parse.hpp), tgc_flow_of and tgc_hdr_need: header walks that never read past
+// hdr_len.
 #include "freestanding.hpp"
 #include "parse.hpp"
 

@@ -147,12 +147,34 @@ void tgk_train(struct tgk_seg *segs, unsigned int n, const struct tgk_seg *first
 	}
 }
 
+/* The IHL field of @h: its own, or 5 and the words of its options. */
+static unsigned int tgk_ihl(const struct tgk_v4 *h)
+{
+	return h->ihl ? h->ihl : 5 + DIV_ROUND_UP(h->optlen, 4);
+}
+
+/* Bytes the builder writes for @h: at least 20, a bad IHL below 5 included. */
+static unsigned int tgk_v4_len(const struct tgk_v4 *h)
+{
+	return max(tgk_ihl(h), 5u) * 4;
+}
+
+/* Recomputes the header checksum of the IPv4 header at @p over its IHL (options included). */
+static void tgk_v4_check(u8 *p)
+{
+	struct iphdr *iph = (struct iphdr *)p;
+
+	iph->check = 0;
+	iph->check = ip_fast_csum(p, max_t(unsigned int, iph->ihl, 5));
+}
+
 static unsigned int tgk_put_v4(u8 *p, const struct tgk_v4 *h, unsigned int total, u8 proto)
 {
 	struct iphdr *iph = (struct iphdr *)p;
-	unsigned int ihl = h->ihl ? h->ihl : 5, hl = max(ihl, 5u) * 4;
+	unsigned int ihl = tgk_ihl(h), hl = tgk_v4_len(h);
 
 	memset(p, 0, hl);
+	memcpy(p + sizeof(*iph), h->options, min_t(unsigned int, h->optlen, hl - sizeof(*iph)));
 	iph->version = 4;
 	iph->ihl = ihl;
 	iph->tos = h->tos;
@@ -162,8 +184,7 @@ static unsigned int tgk_put_v4(u8 *p, const struct tgk_v4 *h, unsigned int total
 			      (h->mf ? IP_MF : 0) | h->frag_offset);
 	iph->ttl = h->ttl;
 	iph->protocol = h->proto ? h->proto : proto;
-	iph->check = 0;
-	iph->check = ip_fast_csum(p, max(ihl, 5u));
+	tgk_v4_check(p);
 	return hl;
 }
 
@@ -239,18 +260,15 @@ static unsigned int tgk_build(u8 *buf, const struct tgk_seg *s)
 	__wsum sum;
 
 	if (s->encap == TGK_PLAIN4) {
-		struct tgk_v4 o = s->outer;
-
-		o.ihl = o.ihl ? o.ihl : 5;
 		inner = buf;
-		tgk_put_v4(buf, &o, o.ihl * 4 + l4 + s->outer_len_delta, IPPROTO_TCP);
-		off = max_t(u8, o.ihl, 5) * 4;
+		off = tgk_put_v4(buf, &s->outer, tgk_ihl(&s->outer) * 4 + l4 + s->outer_len_delta,
+				 IPPROTO_TCP);
 		/* The IPIP inner tuple, so T05 compares like with like. */
 		((struct iphdr *)buf)->saddr = htonl(0xc6130102);
 		((struct iphdr *)buf)->daddr = htonl(0xc6130101);
 	} else {
 		unsigned int ilen = v6_inner ? 40 + tgk_ext_len(&s->inner6) + l4 :
-				    (s->inner4.ihl ? s->inner4.ihl : 5) * 4 + l4;
+				    tgk_ihl(&s->inner4) * 4 + l4;
 		u8 proto = v6_inner ? IPPROTO_IPV6 : IPPROTO_IPIP;
 
 		if (v6_outer) {
@@ -259,14 +277,13 @@ static unsigned int tgk_build(u8 *buf, const struct tgk_seg *s)
 				htons(ilen + s->inner_padding + s->outer_len_delta +
 				      tgk_ext_len(&s->outer6));
 		} else {
-			olen = 20;
+			olen = tgk_v4_len(&s->outer);
 			tgk_put_v4(buf, &s->outer,
-				   20 + ilen + s->inner_padding + s->outer_len_delta, proto);
+				   olen + ilen + s->inner_padding + s->outer_len_delta, proto);
 			((struct iphdr *)buf)->saddr = htonl(0xc6120002);
 			((struct iphdr *)buf)->daddr = htonl(0xc6120001);
 			/* Re-checksum the outer header after the addresses went in. */
-			((struct iphdr *)buf)->check = 0;
-			((struct iphdr *)buf)->check = ip_fast_csum(buf, 5);
+			tgk_v4_check(buf);
 		}
 		inner = buf + olen;
 		if (v6_inner) {
@@ -277,12 +294,8 @@ static unsigned int tgk_build(u8 *buf, const struct tgk_seg *s)
 			((struct iphdr *)inner)->daddr = htonl(0xc6130101);
 		}
 	}
-	if (inner[0] >> 4 == 4) {
-		unsigned int ihl = max_t(unsigned int, ((struct iphdr *)inner)->ihl, 5);
-
-		((struct iphdr *)inner)->check = 0;
-		((struct iphdr *)inner)->check = ip_fast_csum(inner, ihl);
-	}
+	if (inner[0] >> 4 == 4)
+		tgk_v4_check(inner);
 
 	th = buf + off;
 	tcp = (struct tcphdr *)th;
@@ -717,7 +730,8 @@ void tgk_run_engine(struct kunit *test, const struct tgk_seg *segs, unsigned int
 	tgk_prepare(test, segs, n, opts, res);
 	KUNIT_ASSERT_LE(test, run->extra_polls, (unsigned int)ARRAY_SIZE(run->held_after));
 	q = tgk_engine_open(test, run->buckets, run->flows,
-			    run->kernel_hash ? TGC_ENGINE_CALLER_HASH : 0);
+			    (run->kernel_hash ? TGC_ENGINE_CALLER_HASH : 0) |
+			    (run->ipv4_options ? TGC_ENGINE_IPV4_OPTIONS : 0));
 	td = q->td;
 	WRITE_ONCE(tgk->dev->gro_flush_timeout, run->flush_timeout);
 	WRITE_ONCE(tgk->dev->napi_defer_hard_irqs, run->defer_hard_irqs);

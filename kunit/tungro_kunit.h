@@ -54,6 +54,8 @@
  *   x_cases, each row named by its case id: "X01 ip4ip6", ...); K08 (fou6/GUE reaching the
  *   inet6 slots) tungro_ip6/k08_fou6_goes_to_the_kernel; a refused inet6 slot gives the other
  *   three back: tungro_ip6/refused_inet6_slot_gives_the_others_back.
+ *   O01-O06 tungro_options/engine (TGC_ENGINE_IPV4_OPTIONS), o05_engine_off and
+ *   o04_offload_path, over one case table (options_kunit.c: o_cases, "O01 IPIP, ...").
  */
 #ifndef TUNGRO_KUNIT_H
 #define TUNGRO_KUNIT_H
@@ -76,9 +78,11 @@ enum tgk_ext {
 };
 
 struct tgk_v4 {
-	u8 ttl, tos, ihl, proto;	/* ihl 0 -> 5; proto 0 -> natural */
+	u8 ttl, tos, ihl, proto;	/* ihl 0 -> 5 + the options' words; proto 0 -> natural */
 	bool df, mf, reserved;		/* reserved: the reserved flag bit (K04) */
 	u16 id, frag_offset;
+	/* option bytes after the 20-byte header (O cases), zero-padded to the IHL's end */
+	u8 options[12], optlen;
 };
 
 struct tgk_v6 {
@@ -207,6 +211,7 @@ struct tgk_engine_run {
 	unsigned int extra_polls;
 	bool stop_held;			/* stop the queue with what the engine still holds (E05) */
 	bool stop_direct;		/* ... as NETDEV_UNREGISTER does (netif_receive_skb_core) */
+	bool ipv4_options;		/* TGC_ENGINE_IPV4_OPTIONS (the module's ipv4_options=1) */
 	/* out: the engine's counters before the stop, what the stop found, the queue's counters */
 	struct tgc_engine_stats st;
 	u32 held_after[4];		/* held_now after each extra poll */

@@ -50,6 +50,10 @@ static bool kernel_hash;
 module_param(kernel_hash, bool, 0444);
 MODULE_PARM_DESC(kernel_hash,
 		 "engine bucket from skb->hash as 6.12's GRO does (virtio-net without hash reports gives 0: one bucket) instead of tungro's flow hash: 0 or 1 (default 0)");
+static bool ipv4_options = true;
+module_param(ipv4_options, bool, 0444);
+MODULE_PARM_DESC(ipv4_options,
+		 "engine merges IPv4 headers with options (IHL > 5) when the options are byte-identical and none is of the deny-list (source route, record route, timestamp, router alert, security, CIPSO, ...); 0: never, as 6.12's GRO (the offload path never does): 0 or 1 (default 1)");
 
 /* How long a detach waits for the queues to drain before it unhooks anyway. */
 #define TUNGRO_DRAIN_MS 1000
@@ -302,7 +306,8 @@ static int tungro_attach_name(const char *name)
 	}
 	for (i = 0; i < nq; i++) {
 		err = tungro_rxq_init(&td->rxq[i], td, buckets, flows,
-				      kernel_hash ? TGC_ENGINE_CALLER_HASH : 0);
+				      (kernel_hash ? TGC_ENGINE_CALLER_HASH : 0) |
+				      (ipv4_options ? TGC_ENGINE_IPV4_OPTIONS : 0));
 		if (err)
 			goto stop_queues;
 	}

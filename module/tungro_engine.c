@@ -167,11 +167,13 @@ static const struct tgc_engine_ops tungro_engine_ops = {
 
 /*
  * Whether the TCP checksum of a segment the device gave no checksum help for is wrong. Only
- * segments the core accepts are looked at (the rest is never merged); the kernel's GRO validates
+ * segments the core accepts are looked at, parsed as @q's engine parses them (IPv4 options with
+ * TGC_ENGINE_IPV4_OPTIONS; the rest is never merged); the kernel's GRO validates
  * the same way before merging, and a merged packet goes up as CHECKSUM_PARTIAL, never checked
  * again.
  */
-static bool tungro_csum_bad(struct sk_buff *skb, const struct tgc_seg *seg)
+static bool tungro_csum_bad(const struct tungro_rxq *q, struct sk_buff *skb,
+			    const struct tgc_seg *seg)
 {
 	const struct ipv6hdr *ip6;
 	struct tgc_pkt pkt;
@@ -180,7 +182,8 @@ static bool tungro_csum_bad(struct sk_buff *skb, const struct tgc_seg *seg)
 	const u8 *nh;
 	__wsum sum;
 
-	if (tgc_parse(seg->hdr, seg->hdr_len, seg->pkt_len, seg->encap, &pkt) != TGC_R_NONE)
+	if (tgc_parse_mode(seg->hdr, seg->hdr_len, seg->pkt_len, seg->encap, q->flags, &pkt) !=
+	    TGC_R_NONE)
 		return false;
 	nh = seg->hdr + pkt.inner_off;
 	len = pkt.payload_off + pkt.payload_len - pkt.tcp_off;
@@ -266,7 +269,7 @@ static void tungro_rxq_feed(struct tungro_rxq *q, struct sk_buff *skb, unsigned 
 	if (skb_has_frag_list(skb))
 		seg.in |= TGC_IN_UPPER_FLUSH;
 	if (skb->ip_summed != CHECKSUM_UNNECESSARY && skb->ip_summed != CHECKSUM_PARTIAL &&
-	    !(seg.in & TGC_IN_UPPER_FLUSH) && tungro_csum_bad(skb, &seg))
+	    !(seg.in & TGC_IN_UPPER_FLUSH) && tungro_csum_bad(q, skb, &seg))
 		seg.in |= TGC_IN_CSUM_BAD;
 	if (trace_tungro_flush_enabled())
 		tungro_rxq_receive_traced(q, &seg, skb);
@@ -478,6 +481,7 @@ int tungro_rxq_init(struct tungro_rxq *q, struct tungro_dev *td, u32 buckets, u3
 	if (!q->mem)
 		return -ENOMEM;
 	q->td = td;
+	q->flags = flags;
 	q->engine = tgc_engine_init(PTR_ALIGN(q->mem, 8), size, buckets, flows, flags,
 				    &tungro_engine_ops, q);
 	if (!q->engine) {

@@ -57,7 +57,12 @@ inline uint16_t fold(uint32_t s)
 		s = (s & 0xffff) + (s >> 16);
 	return static_cast<uint16_t>(s);
 }
-inline bool ipv4_hdr_ok(const uint8_t *iph) { return fold(sum16(iph, 20)) == 0xffff; }
+// Header checksum over the IHL, options included (an IHL below 5 counts as 5).
+inline bool ipv4_hdr_ok(const uint8_t *iph)
+{
+	const uint32_t ihl = (iph[0] & 15u) * 4u;
+	return fold(sum16(iph, ihl < 20 ? 20 : ihl)) == 0xffff;
+}
 
 // Whether the outer IP length of @p (@hl bytes seen) is not the @n bytes present: the flush bit 6.12's
 // inet_gro_receive / ipv6_gro_receive set before the tunnel's or TCP's gro_receive runs.

@@ -14,7 +14,7 @@
 //   - the engine's held lengths, counts, id_state and counters agree with the harness's model;
 //   - tgc_flow_of locates a refused segment's flow inside the view, with tgc_parse's layout when both succeed;
 //   - verdicts are well formed (one action; MERGE and flush_held only with a held packet);
-//   - every completed GRO packet re-parses with tgc_parse to the same flow, first seq and payload length; its IPv4
+//   - every completed GRO packet re-parses with tgc_parse_mode (the engine's flags) to the same flow, first seq and payload length; its IPv4
 //     header checksums are valid, its length is <= 65535, and finishing its CHECKSUM_PARTIAL TCP checksum as a
 //     device would gives a checksum tgc_tcp_csum_ok accepts.
 #include <algorithm>
@@ -73,15 +73,17 @@ struct HeldBefore {
 };
 
 // Table layouts the fuzzer drives, picked by the input size: the kernel's GRO list (one bucket of 8, every hash
-// 0), tungro's table (8 x 8, its own hash), and a tiny table where evictions are the rule.
+// 0), tungro's table (8 x 8, its own hash), and a tiny table where evictions are the rule; the first two also with
+// IPv4 options merged (TGC_ENGINE_IPV4_OPTIONS, the module's default on attached devices).
 struct Layout {
 	uint32_t buckets, flows, flags;
 };
-constexpr Layout kLayouts[] = {{1, 8, TGC_ENGINE_CALLER_HASH}, {8, 8, 0}, {2, 2, 0}};
+constexpr Layout kLayouts[] = {{1, 8, TGC_ENGINE_CALLER_HASH}, {8, 8, 0}, {2, 2, 0},
+			       {1, 8, TGC_ENGINE_CALLER_HASH | TGC_ENGINE_IPV4_OPTIONS}, {8, 8, TGC_ENGINE_IPV4_OPTIONS}};
 
 class Harness {
 public:
-	Harness(unsigned align, const Layout &l, Delivery &out) : align_(align), out_(out)
+	Harness(unsigned align, const Layout &l, Delivery &out) : align_(align), mode_(l.flags), out_(out)
 	{
 		static const tgc_engine_ops ops = {op_append, op_complete, op_deliver};
 		const uint32_t size = tgc_engine_size(l.buckets, l.flows);
@@ -107,7 +109,7 @@ public:
 		// Oracles on the building blocks, computed here on their own.
 		tgc_pkt pkt;
 		std::memset(&pkt, 0xa5, sizeof(pkt));
-		const unsigned r = tgc_parse(view.p, hl, n, encap, &pkt);
+		const unsigned r = tgc_parse_mode(view.p, hl, n, encap, mode_, &pkt);
 		FUZZ_CHECK(r < TGC_R_COUNT, "parse reason %u", r);
 		tgc_pkt where;
 		std::memset(&where, 0xa5, sizeof(where));
@@ -301,7 +303,7 @@ private:
 		// The delivered packet, in its own exact allocation, must parse again as the same flow and train.
 		Buf b(h.bytes.data(), n, hs->align_);
 		tgc_pkt r;
-		const unsigned rc = tgc_parse(b.p, std::min(n, kHdrView), n, h.encap, &r);
+		const unsigned rc = tgc_parse_mode(b.p, std::min(n, kHdrView), n, h.encap, hs->mode_, &r);
 		FUZZ_CHECK(rc == TGC_R_NONE, "completed packet of %u segments, %u bytes does not re-parse: %s", h.count, n,
 			   tgc_reason_name(rc));
 		FUZZ_CHECK(r.seq == h.seqs[0] && r.payload_len == h.payload_len && !r.padded && r.tcp_off == f.tcp_off,
@@ -331,6 +333,7 @@ private:
 	}
 
 	unsigned align_;
+	uint32_t mode_; // the engine's flags: tgc_parse_mode() sees segments as the engine does
 	Delivery &out_;
 	bool nomerge_ = false;
 	std::unique_ptr<uint64_t[]> mem_;
@@ -362,15 +365,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	// gets exercised without a format byte.
 	static Delivery out;
 	out.reset();
-	Harness h(size & 1 ? 2 : 0, kLayouts[(size >> 1) % (sizeof(kLayouts) / sizeof(kLayouts[0]))], out);
-	for_each_record(data, size, [&h](uint8_t flags, uint8_t repeat, const uint8_t *p, uint32_t n) {
+	const Layout &layout = kLayouts[(size >> 1) % (sizeof(kLayouts) / sizeof(kLayouts[0]))];
+	Harness h(size & 1 ? 2 : 0, layout, out);
+	for_each_record(data, size, [&h, &layout](uint8_t flags, uint8_t repeat, const uint8_t *p, uint32_t n) {
 		const uint8_t per_copy = flags & static_cast<uint8_t>(~(fuzzin::kEndPoll | fuzzin::kAgeFlush));
 		h.receive(p, n, repeat ? per_copy : flags);
 		if (repeat) {
 			const std::vector<uint8_t> seg(p, p + n);
 			const unsigned encap = pick_encap(flags, p, n);
 			tgc_pkt pkt;
-			const bool parses = tgc_parse(p, std::min(n, kHdrView), n, encap, &pkt) == TGC_R_NONE && !pkt.padded;
+			const bool parses =
+				tgc_parse_mode(p, std::min(n, kHdrView), n, encap, layout.flags, &pkt) == TGC_R_NONE && !pkt.padded;
 			const bool csum_ok = parses && tgc_tcp_csum_ok(&pkt, p, n);
 			for (unsigned i = 1; i <= repeat && !h.full(); i++) {
 				const std::vector<uint8_t> c = parses ? advance(seg, pkt, i, csum_ok) : seg;

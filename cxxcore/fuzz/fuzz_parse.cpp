@@ -1,8 +1,9 @@
 // fuzz_parse: libFuzzer harness of the core's building blocks on one segment at a time: header parsing
 // (tgc_parse, tgc_hdr_need, tgc_flow_of), flow identity (tgc_same_flow, tgc_flow_hash), the verdict (tgc_decide
 // against the previous segment as the held packet), checksums (tgc_tcp_csum_ok) and the completion fixups
-// (tgc_complete, tgc_finish, tgc_fix_ipv4). Input: records as fuzz_input.hpp; the repeat byte is read here as
-// the held packet's segment count and id_state for tgc_decide. Every view is an exact heap allocation (ASan).
+// (tgc_complete, tgc_finish, tgc_fix_ipv4), and tgc_parse_mode's IPv4-options mode against tgc_parse. Input:
+// records as fuzz_input.hpp; the repeat byte is read here as the held packet's segment count and id_state for
+// tgc_decide. Every view is an exact heap allocation (ASan).
 // Invariants (abort on violation):
 //   - tgc_parse's layout lies inside the view and the segment (checks.hpp), and tgc_flow_of agrees with it;
 //   - pulling as tgc_hdr_need says converges within TGC_MAX_HDR_BYTES and pkt_len, and a segment tgc_parse accepts
@@ -135,6 +136,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		tgc_pkt where;
 		if (tgc_flow_of(view.p, hl, encap, &where))
 			check_located(where, encap, hl, r ? nullptr : &pkt);
+		// The engine's IPv4-options mode: whatever the plain parse accepts, with the same layout, and the same
+		// refusal for anything but options; what it accepts besides lies inside the view and completes.
+		tgc_pkt opt;
+		std::memset(&opt, 0xa5, sizeof(opt));
+		const unsigned ro = tgc_parse_mode(view.p, hl, n, encap, TGC_ENGINE_IPV4_OPTIONS, &opt);
+		FUZZ_CHECK(r == TGC_R_IP_OPTIONS || ro == r, "options mode said %s, plain parse %s", tgc_reason_name(ro),
+			   tgc_reason_name(r));
+		FUZZ_CHECK(r != TGC_R_NONE || std::memcmp(&opt, &pkt, sizeof(opt)) == 0, "options mode, other layout");
+		if (r != TGC_R_NONE && ro == TGC_R_NONE) {
+			check_parsed(opt, encap, hl, n);
+			check_complete(seg.p, opt, repeat);
+		}
 
 		// Names and histogram buckets of any value: in range, monotonic.
 		FUZZ_CHECK(tgc_reason_name(repeat) != nullptr, "no name for %u", repeat);
@@ -144,8 +157,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		hist_last = n;
 
 		// Fixups on whatever the bytes are: never a read or write past them.
-		if (n >= 20) {
-			Buf w(src, 20, 0);
+		// It covers the IHL's bytes (options included), which must be there.
+		if (n >= 20 && n >= (src[0] & 15u) * 4u) {
+			Buf w(src, std::max(20u, (src[0] & 15u) * 4u), 0);
 			tgc_fix_ipv4(w.p, static_cast<uint16_t>(n));
 			FUZZ_CHECK(ipv4_hdr_ok(w.p), "tgc_fix_ipv4 left a bad header checksum");
 		}

@@ -2,6 +2,8 @@
 // in the fuzzer's -max_len; the 64 KiB case uses the record repeat count instead of 47 literal segments.
 #include "seeds.hpp"
 
+#include <string>
+
 #include "../tests/frames.hpp"
 #include "fuzz_input.hpp"
 
@@ -51,6 +53,32 @@ std::vector<uint8_t> records(const std::vector<Segment> &segs, uint8_t extra_fla
 void add_train(Seeds &out, const std::string &name, const Segment &first, unsigned n, uint8_t extra_flags = 0)
 {
 	out.emplace_back(name, records(frames::train(first, n), extra_flags));
+}
+
+// Pads a fuzz_engine input to a size whose table layout index ((size >> 1) % @layouts) is @want: up to 3 ignored
+// tail bytes, after as many empty records (4 bytes, plain: delivered unparsed) as that takes.
+void for_layout(std::vector<uint8_t> &in, unsigned want, unsigned layouts)
+{
+	const size_t base = in.size();
+	for (unsigned records = 0;; records++) {
+		in.resize(base);
+		for (unsigned r = 0; r < records; r++)
+			fuzzin::put_record(in, fuzzin::kEncapPlain, 0, {});
+		for (unsigned tail = 0; tail < 4; tail++, in.push_back(0))
+			if ((in.size() >> 1) % layouts == want)
+				return;
+	}
+}
+
+// Option trains (cases O01-O06), each twice: padded to the engine's option layouts of fuzz_engine (3 and 4 of
+// its 5: the kernel's list and tungro's table with TGC_ENGINE_IPV4_OPTIONS).
+void add_option_train(Seeds &out, const std::string &name, const std::vector<Segment> &t)
+{
+	for (unsigned layout : {3u, 4u}) {
+		std::vector<uint8_t> in = records(t);
+		for_layout(in, layout, 5);
+		out.emplace_back(name + "-layout" + std::to_string(layout), in);
+	}
 }
 
 } // namespace
@@ -250,6 +278,28 @@ Seeds make_seeds()
 		fuzzin::put_record(in, fuzzin::kEncapIpip, 0, {});
 		fuzzin::put_record(in, fuzzin::kEncapSit, 0, {0x45});
 		out.emplace_back("wrong-dispatch-and-tiny", in);
+	}
+	{
+		const std::vector<uint8_t> dsr = frames::dsr_option(), ra = {148, 4, 0, 0}, len0 = {0x9e, 0, 0, 0};
+		Segment s = ipip;
+		s.inner4.options = dsr;
+		add_option_train(out, "o01-ipip-inner-option", frames::train(s, 6));
+		auto t = frames::train(s, 6);
+		for (unsigned i = 3; i < 6; i++)
+			t[i].inner4.options.back() = 0x52;
+		add_option_train(out, "o02-option-changes", t);
+		Segment p = plain4;
+		p.outer.options = {1, 1, 1, 0};
+		add_option_train(out, "o03-plain-nop-eol", frames::train(p, 6));
+		s.outer.options = dsr;
+		add_option_train(out, "o04-ipip-outer-and-inner", frames::train(s, 6));
+		Segment x = sit;
+		x.outer.options = dsr;
+		add_option_train(out, "o04-sit-outer", frames::train(x, 6));
+		p.outer.options = ra;
+		add_option_train(out, "o06-router-alert", frames::train(p, 4));
+		p.outer.options = len0;
+		add_option_train(out, "o06-malformed-length0", frames::train(p, 4));
 	}
 	return out;
 }

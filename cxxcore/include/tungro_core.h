@@ -92,7 +92,8 @@ unsigned int tgc_encap_detect(const tgc_u8 *hdr, tgc_u32 hdr_len);
 enum tgc_reason {
 	TGC_R_NONE = 0,		/* merged, or held as a new flow */
 	TGC_R_MALFORMED,	/* bad version, length, TCP data offset, or header past the bytes present */
-	TGC_R_IP_OPTIONS,	/* IPv4 IHL != 5: never merged (kernel: 0x45 only) */
+	TGC_R_IP_OPTIONS,	/* IPv4 IHL != 5: never merged (kernel: 0x45 only). With TGC_ENGINE_IPV4_OPTIONS:
+				 * an option of the deny-list, or headers past TGC_MAX_HDR_BYTES */
 	TGC_R_FRAGMENT,		/* IPv4 MF set or fragment offset != 0; an IPv6 fragment header (X07) */
 	TGC_R_NESTED,		/* a second tunnel layer (CVE-2016-8666/7039: one layer only, no recursion) */
 	TGC_R_NOT_TCP,		/* innermost protocol is not TCP: passed through */
@@ -134,6 +135,8 @@ enum tgc_reason {
 				 * unmerged (6.12 walks any number: the offload path hands it to the kernel's
 				 * GRO; the engine passes it up, an intended difference beyond 8 headers or
 				 * 256 bytes) */
+	TGC_R_IP_OPT_DIFF,	/* engine with TGC_ENGINE_IPV4_OPTIONS: IPv4 option bytes differ from the held
+				 * packet's (same IHL): it ends, the segment starts a new one (O02) */
 	TGC_R_COUNT
 };
 
@@ -149,7 +152,10 @@ const char *tgc_reason_name(unsigned int reason);
 #define TGC_MAX_EXT_HDRS 8u
 #define TGC_MAX_EXT_BYTES 256u
 
-/* Largest header span the core reads: outer IPv6 (40) + inner IPv6 (40) + extension headers + TCP with options. */
+/*
+ * Largest header span the core reads: outer IPv6 (40) + inner IPv6 (40) + extension headers + TCP with options. IPv4
+ * options (TGC_ENGINE_IPV4_OPTIONS) fit but for the largest combinations (SIT, ip4ip6): past it, TGC_R_IP_OPTIONS.
+ */
 #define TGC_MAX_HDR_BYTES (40u + 40u + TGC_MAX_EXT_BYTES + 60u)
 
 /* Aggregate limit for tunneled GRO packets, in bytes from the outer network header (kernel GRO_LEGACY_MAX_SIZE). */
@@ -278,6 +284,14 @@ unsigned int tgc_parse(const tgc_u8 *hdr, tgc_u32 hdr_len, tgc_u32 pkt_len, unsi
 		       struct tgc_pkt *out);
 
 /*
+ * tgc_parse_mode - tgc_parse() as an engine set up with @engine_flags parses: with TGC_ENGINE_IPV4_OPTIONS, IPv4
+ * headers with safe options parse (their rules at TGC_ENGINE_IPV4_OPTIONS); other bits are ignored. For callers
+ * that look at a segment the way their engine will (the glue's checksum check, host tools).
+ */
+unsigned int tgc_parse_mode(const tgc_u8 *hdr, tgc_u32 hdr_len, tgc_u32 pkt_len, unsigned int encap,
+			    tgc_u32 engine_flags, struct tgc_pkt *out);
+
+/*
  * tgc_hdr_need - how many bytes from the outer network header tgc_parse() needs to see, given the @hdr_len bytes
  * at @hdr seen so far: the headers up to the first TCP payload byte, as far as the fields read so far tell. A
  * caller that pulls headers into linear memory in growing steps (the kernel glue: pskb_may_pull) pulls exactly
@@ -337,16 +351,20 @@ TGC_ASSERT(TGC_OFF(tgc_completion, tcp_off) == 0 && TGC_OFF(tgc_completion, csum
  * @nh, @nh_len: writable bytes from the innermost network header (IPv4 or IPv6, then TCP).
  * @len: bytes of the GRO packet from @nh to its end.
  * @id_state: the held packet's id_state; @layer: index of this IP layer (0 plain, 1 tunneled inner).
- * Writes the IPv4 total length and header checksum (or the IPv6 payload length, over its extension headers,
- * which it walks to the TCP header) and the TCP pseudo-header checksum for CHECKSUM_PARTIAL (as tcp4/6_gro_complete
- * do). out->tcp_off counts the extension headers. The outer IPv4 header is the caller's (the kernel's
+ * Writes the IPv4 total length and header checksum (over its options, if any: TGC_ENGINE_IPV4_OPTIONS packets),
+ * or the IPv6 payload length (over its extension headers, which it walks to the TCP header), and the TCP
+ * pseudo-header checksum for CHECKSUM_PARTIAL (as tcp4/6_gro_complete do). out->tcp_off counts the IPv4 options
+ * or IPv6 extension headers. The outer IPv4 header is the caller's (the kernel's
  * inet_gro_complete fixes it before calling the tunnel's gro_complete); tgc_fix_ipv4() serves host callers.
  * Returns 0, or -1 when the headers do not parse (nothing written).
  */
 int tgc_complete(tgc_u8 *nh, tgc_u32 nh_len, tgc_u32 len, tgc_u8 id_state, unsigned int layer,
 		 struct tgc_completion *out);
 
-/* tgc_fix_ipv4 - set an IPv4 header's total length to @len and recompute its header checksum (RFC 791/1071). */
+/*
+ * tgc_fix_ipv4 - set an IPv4 header's total length to @len and recompute its header checksum over the IHL bytes,
+ * options included (RFC 791/1071; an IHL below 5 counts as 5). The IHL bytes at @iph must be writable.
+ */
 void tgc_fix_ipv4(tgc_u8 *iph, tgc_u16 len);
 
 /*
@@ -441,6 +459,17 @@ void tgc_receive(const struct tgc_seg *seg, const struct tgc_rx_ops *ops, void *
 #define TGC_ENGINE_BUCKETS 8u
 #define TGC_ENGINE_FLOWS   8u
 #define TGC_ENGINE_CALLER_HASH 0x1u	/* bucket = tgc_seg.hash mod buckets (the kernel's way) */
+/*
+ * Merge IPv4 headers with options (IHL > 5) in every IPv4 layer, where the option bytes are identical to the held
+ * packet's (else TGC_R_IP_OPT_DIFF ends it) and every option is well formed (RFC 791 3.1: type, length >= 2, inside
+ * IHL; else TGC_R_MALFORMED) and outside the deny-list (TGC_R_IP_OPTIONS): record route (7), MTU probe (11),
+ * timestamp (68), traceroute (82), security (130), loose/strict source route (131/137), extended security (133),
+ * CIPSO (134), router alert (148): options routers rewrite, that steer routing (the TCP pseudo-header would use
+ * the final destination) or that the stack acts on (include/uapi/linux/ip.h IPOPT_*, net/ipv4/ip_options.c).
+ * 6.12 merges no IPv4 header with options: never for the offload path (the kernel may complete tungro's held
+ * packets there, and its inet_gro_complete assumes 20 bytes); tgc_receive() never does it.
+ */
+#define TGC_ENGINE_IPV4_OPTIONS 0x2u
 
 /* A merge for the caller to carry out (tgc_engine_ops.append). */
 struct tgc_merge {

@@ -56,6 +56,13 @@ __attribute__((always_inline)) static inline u16 csum_fold(u32 sum)
 	return static_cast<u16>(sum);
 }
 
+// The folded one's-complement sum of an IPv4 header of @ihl bytes, options included (RFC 791): 0xffff when right.
+// The 20-byte header takes ipv4_hdr_sum's five words; options (TGC_ENGINE_IPV4_OPTIONS) the general sum.
+__attribute__((always_inline)) static inline u16 ipv4_hdr_sum_ihl(const u8 *nh, u32 ihl)
+{
+	return ihl == 20 ? ipv4_hdr_sum(nh) : csum_fold(csum_add_bytes(0, nh, ihl));
+}
+
 // Sum of the TCP/UDP pseudo-header (RFC 9293 3.1, RFC 8200 8.1) for an IPv4 or IPv6 network header at nh.
 static inline u32 pseudo_sum(const u8 *nh, u32 l4_len, u8 proto)
 {

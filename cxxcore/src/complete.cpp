@@ -9,7 +9,9 @@ extern "C" void tgc_fix_ipv4(u8 *iph, u16 len)
 {
 	store16(iph + ipv4::kTotLen, len);
 	store16(iph + ipv4::kCheck, 0);
-	store16(iph + ipv4::kCheck, static_cast<u16>(~ipv4_hdr_sum(iph)));
+	const u32 ihl = (iph[0] & 0x0fu) * 4u;
+	const u16 sum = ipv4_hdr_sum_ihl(iph, ihl < ipv4::kMinLen ? ipv4::kMinLen : ihl);
+	store16(iph + ipv4::kCheck, static_cast<u16>(~sum));
 }
 
 extern "C" int tgc_complete(u8 *nh, u32 nh_len, u32 len, u8 id_state, unsigned int layer, tgc_completion *out)
@@ -19,9 +21,10 @@ extern "C" int tgc_complete(u8 *nh, u32 nh_len, u32 len, u8 id_state, unsigned i
 		return -1;
 	u32 ip_hlen = 0;
 	if (ip_version(nh) == 4) {
-		if (nh_len < ipv4::kMinLen || nh[0] != 0x45 || nh[ipv4::kProto] != kProtoTCP || len > 0xffff)
+		// IHL > 5: options an engine with TGC_ENGINE_IPV4_OPTIONS merged through; the checksum covers them.
+		ip_hlen = (nh[0] & 0x0fu) * 4u;
+		if (nh_len < ipv4::kMinLen || ip_hlen < ipv4::kMinLen || nh[ipv4::kProto] != kProtoTCP || len > 0xffff)
 			return -1;
-		ip_hlen = ipv4::kMinLen;
 	} else if (ip_version(nh) == 6) {
 		// Through the extension headers tgc_parse() walked (ipv6_gro_complete: the payload length covers them).
 		if (nh_len < ipv6::kLen || len - ipv6::kLen > 0xffff)

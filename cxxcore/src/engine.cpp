@@ -283,7 +283,7 @@ extern "C" void tgc_engine_receive(tgc_engine *e, const tgc_seg *seg, void *cook
 	Rx rx{e, seg, cookie, in, 0, 0};
 	tgc_rx_result r;
 	EngineOps ops(&rx);
-	receive(seg, in, ops, &r);
+	receive(seg, in, e->flags & kParseIPv4Options, ops, &r);
 	e->st.segs++;
 	e->st.reasons[r.v.reason < TGC_R_COUNT ? r.v.reason : 0]++;
 	if (r.retried)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-// tgc_parse (rules in parse.hpp), tgc_flow_of and tgc_hdr_need: header walks that never read past hdr_len.
+// tgc_parse/tgc_parse_mode (rules in parse.hpp), tgc_flow_of and tgc_hdr_need: header walks that never read past
+// hdr_len.
 #include "freestanding.hpp"
 #include "parse.hpp"
 
@@ -7,7 +8,13 @@ using namespace tungro;
 
 extern "C" unsigned int tgc_parse(const u8 *hdr, u32 hdr_len, u32 pkt_len, unsigned int encap, tgc_pkt *out)
 {
-	return parse(hdr, hdr_len, pkt_len, encap, out);
+	return parse(hdr, hdr_len, pkt_len, encap, 0, out);
+}
+
+extern "C" unsigned int tgc_parse_mode(const u8 *hdr, u32 hdr_len, u32 pkt_len, unsigned int encap, u32 engine_flags,
+				       tgc_pkt *out)
+{
+	return parse(hdr, hdr_len, pkt_len, encap, engine_flags & kParseIPv4Options, out);
 }
 
 namespace {

@@ -82,6 +82,52 @@ __attribute__((always_inline)) static inline u32 walk_ext(const u8 *hdr, u32 lim
 	return 0;
 }
 
+// The caller-selected parse modes (tgc_parse_mode(), the engine's flags): TGC_ENGINE_IPV4_OPTIONS only.
+constexpr u32 kParseIPv4Options = TGC_ENGINE_IPV4_OPTIONS;
+
+// IPv4 option types never merged, even byte-identical (TGC_ENGINE_IPV4_OPTIONS says why; RFC 791 3.1, RFC 1063,
+// RFC 1108, RFC 1393, RFC 2113, include/uapi/linux/ip.h IPOPT_*).
+__attribute__((always_inline)) static inline bool ipv4_opt_denied(u8 type)
+{
+	switch (type) {
+	case 7:   // IPOPT_RR: each router writes its address
+	case 11:  // MTU probe: routers lower the value
+	case 68:  // IPOPT_TIMESTAMP: each router writes a time (and an address)
+	case 82:  // traceroute: routers count hops
+	case 130: // IPOPT_SEC: ip_options_compile and the LSM act on it
+	case 131: // IPOPT_LSRR: steers routing; TCP's pseudo-header uses the final destination
+	case 133: // extended security
+	case 134: // IPOPT_CIPSO: labels the packet for the LSM
+	case 137: // IPOPT_SSRR: as LSRR
+	case 148: // IPOPT_RA: router alert, the stack hands the packet to raw sockets that ask
+		return true;
+	default:
+		return false;
+	}
+}
+
+// Walks the options of an IPv4 header of @ihl bytes at @nh (all readable), as ip_options_compile walks them:
+// end of list (0) ends the walk, NOP (1) is one byte, every other option has a length byte >= 2 and ends inside
+// the header. TGC_R_MALFORMED for a length 0/1 or past the header, TGC_R_IP_OPTIONS for a denied type.
+static inline unsigned ipv4_options(const u8 *nh, u32 ihl)
+{
+	for (u32 i = ipv4::kMinLen; i < ihl;) {
+		const u8 type = nh[i];
+		if (type == 0)
+			return TGC_R_NONE;
+		if (type == 1) {
+			i++;
+			continue;
+		}
+		if (i + 2 > ihl || nh[i + 1] < 2 || i + nh[i + 1] > ihl)
+			return TGC_R_MALFORMED;
+		if (ipv4_opt_denied(type))
+			return TGC_R_IP_OPTIONS;
+		i += nh[i + 1];
+	}
+	return TGC_R_NONE;
+}
+
 // Sets l->end from an IP length field. Outer layer: must equal avail exactly. Inner layer: the smaller of the two
 // (never past the outer payload), flagged TGC_R_IP_LEN when they differ.
 static inline unsigned set_extent(Layer *l, u32 off, u32 ip_len, u32 min_len, u32 avail, bool inner)
@@ -103,8 +149,9 @@ static inline unsigned set_extent(Layer *l, u32 off, u32 ip_len, u32 min_len, u3
 // inet_gro_receive/ipv6_gro_receive set the flush bit and still let TCP find the flow (K03).
 // Inlined at both layers: it runs for every segment and its call cost was a tenth of the parse (make bench).
 // An IPv6 layer's hlen counts its walked extension headers (@use: the packet's so far).
+// IPv4 options (IHL > 5) only with kParseIPv4Options in @mode, and only safe ones (ipv4_options()).
 __attribute__((always_inline)) static inline unsigned parse_ip(const u8 *hdr, u32 hdr_len, u32 off, u32 avail,
-							       bool inner, Layer *l, ExtUse *use)
+							       bool inner, Layer *l, ExtUse *use, u32 mode)
 {
 	l->flush = TGC_R_NONE;
 	if (off + 1 > hdr_len)
@@ -116,14 +163,21 @@ __attribute__((always_inline)) static inline unsigned parse_ip(const u8 *hdr, u3
 		const u32 ihl = (nh[0] & 0x0f) * 4u;
 		if (ihl < ipv4::kMinLen)
 			return TGC_R_MALFORMED;
-		if (ihl != ipv4::kMinLen)
-			return TGC_R_IP_OPTIONS;
+		if (ihl != ipv4::kMinLen) {
+			if (!(mode & kParseIPv4Options))
+				return TGC_R_IP_OPTIONS;
+			if (off + ihl > hdr_len || ihl > avail)
+				return TGC_R_MALFORMED;
+			const unsigned o = ipv4_options(nh, ihl);
+			if (o)
+				return o;
+		}
 		const u16 frag = load16(nh + ipv4::kFragOff);
 		if (frag & (ipv4::kMF | ipv4::kOffsetMask))
 			return TGC_R_FRAGMENT;
-		if (ipv4_hdr_sum(nh) != 0xffff)
+		if (ipv4_hdr_sum_ihl(nh, ihl) != 0xffff)
 			return TGC_R_CSUM;
-		unsigned r = set_extent(l, off, load16(nh + ipv4::kTotLen), ipv4::kMinLen, avail, inner);
+		unsigned r = set_extent(l, off, load16(nh + ipv4::kTotLen), ihl, avail, inner);
 		if (r)
 			return r;
 		// Any flag bit but DF (that is, the reserved bit here) makes 6.12 flush (K04).
@@ -159,8 +213,8 @@ __attribute__((always_inline)) static inline unsigned parse_ip(const u8 *hdr, u3
 	return TGC_R_MALFORMED;
 }
 
-// tgc_parse(), inline: the receive loop runs it on every segment (one copy of the code, two call sites).
-static inline unsigned parse(const u8 *hdr, u32 hdr_len, u32 pkt_len, unsigned int encap, tgc_pkt *out)
+// tgc_parse_mode(), inline: the receive loop runs it on every segment (one copy of the code, two call sites).
+static inline unsigned parse(const u8 *hdr, u32 hdr_len, u32 pkt_len, unsigned int encap, u32 mode, tgc_pkt *out)
 {
 	if (!hdr || hdr_len > pkt_len)
 		return TGC_R_MALFORMED;
@@ -181,7 +235,7 @@ static inline unsigned parse(const u8 *hdr, u32 hdr_len, u32 pkt_len, unsigned i
 
 	Layer outer;
 	ExtUse use;
-	unsigned r = parse_ip(hdr, hdr_len, 0, pkt_len, false, &outer, &use);
+	unsigned r = parse_ip(hdr, hdr_len, 0, pkt_len, false, &outer, &use, mode);
 	if (r)
 		return r;
 
@@ -196,7 +250,7 @@ static inline unsigned parse(const u8 *hdr, u32 hdr_len, u32 pkt_len, unsigned i
 		if (!t || ip_version(hdr) != t->outer_version || outer.next != t->proto)
 			return TGC_R_MALFORMED;
 		inner_off = outer.hlen;
-		r = parse_ip(hdr, hdr_len, inner_off, outer.end - inner_off, true, &inner, &use);
+		r = parse_ip(hdr, hdr_len, inner_off, outer.end - inner_off, true, &inner, &use, mode);
 		if (r)
 			return r;
 		// Each row carries one inner version: anything else is not this tunnel's packet.
@@ -215,6 +269,9 @@ static inline unsigned parse(const u8 *hdr, u32 hdr_len, u32 pkt_len, unsigned i
 	const u32 thlen = (hdr[tcp_off + tcp::kDoff] >> 4) * 4u;
 	if (thlen < tcp::kMinLen || tcp_off + thlen > inner.end || tcp_off + thlen > hdr_len)
 		return TGC_R_MALFORMED;
+	// Only IPv4 options take headers past the view the engine keeps per flow (SIT: 60 + 40 + 64 + 60 bytes).
+	if (tcp_off + thlen > TGC_MAX_HDR_BYTES)
+		return TGC_R_IP_OPTIONS;
 
 	out->seq = load32(hdr + tcp_off + tcp::kSeq);
 	out->payload_len = inner.end - (tcp_off + thlen);

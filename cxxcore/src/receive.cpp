@@ -32,5 +32,5 @@ private:
 extern "C" void tgc_receive(const tgc_seg *seg, const tgc_rx_ops *ops, void *ctx, tgc_rx_result *r)
 {
 	FnOps fn(ops, ctx);
-	receive(seg, seg->in, fn, r);
+	receive(seg, seg->in, 0, fn, r); // never IPv4 options: 6.12 may complete what it holds
 }

@@ -24,17 +24,18 @@ static inline void clear_result(tgc_rx_result *r)
 }
 
 /*
- * tgc_receive() on @seg with @in in place of seg->in. @ops: what tgc_rx_ops holds, as members:
+ * tgc_receive() on @seg with @in in place of seg->in, parsed in @mode (kParseIPv4Options: the engine's flag only;
+ * tgc_receive(), the offload path's loop, passes 0). @ops: what tgc_rx_ops holds, as members:
  *   u32 prepare(const tgc_pkt *pkt);                  TGC_IN_* bits to add (0: nothing to prepare)
  *   void *find(const tgc_pkt *pkt, const u8 *hdr, tgc_held *held);   held is zeroed before
  *   int append(void *held, const tgc_rx_result *r);   0, or nonzero when the buffers cannot
  */
-template <class Ops> static inline void receive(const tgc_seg *seg, u32 in, Ops &ops, tgc_rx_result *r)
+template <class Ops> static inline void receive(const tgc_seg *seg, u32 in, u32 mode, Ops &ops, tgc_rx_result *r)
 {
 	tgc_held held{};
 
 	clear_result(r);
-	const unsigned refused = parse(seg->hdr, seg->hdr_len, seg->pkt_len, seg->encap, &r->pkt);
+	const unsigned refused = parse(seg->hdr, seg->hdr_len, seg->pkt_len, seg->encap, mode, &r->pkt);
 	if (refused) {
 		// Passed up unmerged. When the outer layer refused it too (the kernel's inet_gro_receive flagged it), the
 		// kernel's TCP GRO still finds its flow: that flow's held packet goes up first and the flow keeps its

@@ -22,6 +22,13 @@ __attribute__((always_inline)) static inline bool same_l3(const u8 *a, const u8 
 	       (hlen == ipv6::kLen || words_equal(a + ipv6::kLen, b + ipv6::kLen, hlen - ipv6::kLen)); // 8-byte units
 }
 
+// Whether the options of two IPv4 headers of one IHL > 5 differ (an engine with TGC_ENGINE_IPV4_OPTIONS; same_l3
+// made the IHLs equal). Out of line and cold: the 20-byte header, every other segment, pays one byte compare.
+__attribute__((noinline, cold)) static bool ipv4_options_differ(const u8 *nh, const u8 *held)
+{
+	return !words_equal(nh + ipv4::kMinLen, held + ipv4::kMinLen, (nh[0] & 0x0fu) * 4u - ipv4::kMinLen);
+}
+
 // Layer-3 flush check of one IP layer against the held packet's first segment (kernel: inet_gro_flush /
 // ipv6_gro_flush, with 6.18's per-layer fixed-ID state). Updates *id_state with the decision taken at the second
 // segment. Returns a tgc_reason.
@@ -34,6 +41,8 @@ static inline unsigned l3_flush(const u8 *nh, const u8 *held, u16 count, unsigne
 			return TGC_R_TTL;
 		return TGC_R_NONE;
 	}
+	if (nh[0] != 0x45 && ipv4_options_differ(nh, held))
+		return TGC_R_IP_OPT_DIFF;
 	if (nh[ipv4::kTtl] != held[ipv4::kTtl])
 		return TGC_R_TTL;
 	if (nh[ipv4::kTos] != held[ipv4::kTos])

@@ -28,12 +28,21 @@ uint16_t fold(uint32_t s)
 	return static_cast<uint16_t>(s);
 }
 
+// A V4's IHL in 32-bit words: its own, or its options' when it says 5 and has some.
+unsigned ihl_of(const V4 &h)
+{
+	return h.ihl == 5 && !h.options.empty() ? static_cast<unsigned>(5 + (h.options.size() + 3) / 4) : h.ihl;
+}
+
 size_t put_v4(std::vector<uint8_t> &b, const V4 &h, uint16_t total_len, uint8_t proto)
 {
 	size_t at = b.size();
-	size_t hl = h.ihl * 4u < 20 ? 20 : h.ihl * 4u;
+	const unsigned ihl = ihl_of(h);
+	size_t hl = ihl * 4u < 20 ? 20 : ihl * 4u;
 	b.resize(at + hl, 0);
-	b[at] = 0x40 | h.ihl;
+	b[at] = static_cast<uint8_t>(0x40 | ihl);
+	for (size_t i = 0; i < h.options.size() && 20 + i < hl; i++)
+		b[at + 20 + i] = h.options[i];
 	b[at + 1] = h.tos;
 	put16(b, at + 2, total_len);
 	put16(b, at + 4, h.id);
@@ -115,6 +124,11 @@ Segment ip4ip6() { return ipip_as(Encap::IP4IP6); }
 Segment ip6ip6() { return ipip_as(Encap::IP6IP6); }
 bool is_tunnel(Encap e) { return e != Encap::Plain4 && e != Encap::Plain6; }
 
+std::vector<uint8_t> dsr_option(uint8_t v)
+{
+	return {0x9e, 8, 0xc6, 0x33, 0x64, 0x0a, 0x1f, v};
+}
+
 ExtHdr encap_limit(uint8_t limit)
 {
 	return ExtHdr{60, {4, 1, limit, 1, 1, 0}};
@@ -141,13 +155,13 @@ std::vector<uint8_t> build(const Segment &s)
 	V6 in6 = s.inner6;
 	if (s.inner_proto_override)
 		in4.proto = in6.next_header = s.inner_proto_override;
-	const size_t inner_len = v6_inner ? v6_len(in6) + l4 : in4.ihl * 4 + l4;
+	const size_t inner_len = v6_inner ? v6_len(in6) + l4 : ihl_of(in4) * 4 + l4;
 	const size_t outer_payload = inner_len + s.inner_padding + s.outer_len_delta;
 
 	switch (s.encap) {
 	case Encap::Plain4: {
 		V4 h = s.outer;
-		inner_at = put_v4(b, h, static_cast<uint16_t>(h.ihl * 4 + l4 + s.outer_len_delta), inner_proto);
+		inner_at = put_v4(b, h, static_cast<uint16_t>(ihl_of(h) * 4 + l4 + s.outer_len_delta), inner_proto);
 		break;
 	}
 	case Encap::Plain6:
@@ -155,7 +169,7 @@ std::vector<uint8_t> build(const Segment &s)
 		break;
 	case Encap::IPIP:
 	case Encap::SIT:
-		put_v4(b, s.outer, static_cast<uint16_t>(20 + outer_payload), v6_inner ? 41 : 4);
+		put_v4(b, s.outer, static_cast<uint16_t>(ihl_of(s.outer) * 4 + outer_payload), v6_inner ? 41 : 4);
 		break;
 	case Encap::IP4IP6:
 	case Encap::IP6IP6:

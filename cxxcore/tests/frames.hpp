@@ -35,7 +35,15 @@ struct V4 {
 	uint16_t frag_offset = 0;
 	uint8_t ihl = 5;
 	uint8_t proto = 0; // 0: natural (4/41 outer, 6 inner)
+	// Option bytes after the 20-byte header (RFC 791 3.1), zero-padded to IHL; with ihl 5 and options set, the
+	// IHL is the options' (rounded up to 4 bytes). Bytes past IHL are dropped (malformed variants).
+	std::vector<uint8_t> options;
 };
+
+// The 8-byte option of the case file's O cases: an unassigned experimental type with the copied flag (0x9e:
+// copy 1, class 0, number 30, RFC 4727), length 8, six value bytes (a DSR load balancer's service address and
+// port), of which the last is @v.
+std::vector<uint8_t> dsr_option(uint8_t v = 0x51);
 
 struct V6 {
 	uint8_t hop_limit = 64, traffic_class = 0;

@@ -18,8 +18,8 @@ MiniGro::MiniGro(unsigned encap, bool device_checksum_help, unsigned align, Tabl
 	if (!size)
 		throw std::invalid_argument("MiniGro: table size out of range");
 	mem_.reset(new uint64_t[(size + 7) / 8]);
-	engine_ = tgc_engine_init(mem_.get(), size, t.buckets, t.flows, t.caller_hash ? TGC_ENGINE_CALLER_HASH : 0,
-				  &ops, this);
+	const uint32_t flags = (t.caller_hash ? TGC_ENGINE_CALLER_HASH : 0) | (t.ipv4_options ? TGC_ENGINE_IPV4_OPTIONS : 0);
+	engine_ = tgc_engine_init(mem_.get(), size, t.buckets, t.flows, flags, &ops, this);
 	if (!engine_)
 		throw std::invalid_argument("MiniGro: tgc_engine_init refused");
 }

@@ -32,9 +32,11 @@ struct Delivered {
 struct Table {
 	unsigned buckets = 1, flows = 8;
 	bool caller_hash = true;           // bucket from the segment's hash (the kernel's way), else tungro's own hash
+	bool ipv4_options = false;         // TGC_ENGINE_IPV4_OPTIONS: merge through safe, identical IPv4 options
 };
 constexpr Table kKernelList{1, 8, true};   // the kernel's one bucket of 8, every skb hash 0
 constexpr Table kTungroTable{TGC_ENGINE_BUCKETS, TGC_ENGINE_FLOWS, false};
+constexpr Table kOptionsList{1, 8, true, true};  // the kernel's list, IPv4 options merged (the module's default)
 
 class MiniGro {
 public:

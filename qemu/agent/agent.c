@@ -145,7 +145,7 @@ static void warmup(void)
 		if (run_stream(&g_scenarios[i], "warmup", 256 * 1024, 7 + i, 60, NULL, &r))
 			die("warm-up stream over %s: %s", g_scenarios[i].name, r.err);
 	}
-	out("# warm-up streams over plain, ipip, sit, ipip-fou, sit-gue, ip4ip6 and ip6ip6: ok");
+	out("# warm-up streams over plain, ipip, sit, ipip-fou, sit-gue, ip4ip6, ip6ip6, plain-ipopt and ipip-ipopt: ok");
 }
 
 static double tg_ratio(const struct stats *d)

@@ -21,16 +21,24 @@
 
 /* Addresses and devices as net.c sets them up. */
 const struct scenario g_scenarios[N_SCENARIOS] = {
-	{ "plain", AF_INET, "198.18.0.1", 6, "198.18.0.1", NULL, 5001, AF_INET },
-	{ "ipip", AF_INET, "198.19.1.1", 4, "198.18.0.1", "ipip1", 5002, AF_INET },
-	{ "sit", AF_INET6, "2001:db8:41::1", 41, "198.18.0.1", "sit1", 5003, AF_INET },
+	{ "plain", AF_INET, "198.18.0.1", 6, "198.18.0.1", NULL, 5001, AF_INET, 0 },
+	{ "ipip", AF_INET, "198.19.1.1", 4, "198.18.0.1", "ipip1", 5002, AF_INET, 0 },
+	{ "sit", AF_INET6, "2001:db8:41::1", 41, "198.18.0.1", "sit1", 5003, AF_INET, 0 },
 	/* K01: the kernel reaches the IPIP/SIT callbacks from fou_gro_receive/gue_gro_receive */
-	{ "ipip-fou", AF_INET, "198.19.2.1", 17, "198.18.0.11", "ipfou1", 5004, AF_INET },
-	{ "sit-gue", AF_INET6, "2001:db8:42::1", 17, "198.18.0.12", "sitgue1", 5005, AF_INET },
+	{ "ipip-fou", AF_INET, "198.19.2.1", 17, "198.18.0.11", "ipfou1", 5004, AF_INET, 0 },
+	{ "sit-gue", AF_INET6, "2001:db8:42::1", 17, "198.18.0.12", "sitgue1", 5005, AF_INET, 0 },
 	/* ip6 tunnels: outer IPv6 with the encapsulation-limit destination option, then next header 4 or 41 */
-	{ "ip4ip6", AF_INET, "198.19.3.1", 4, "2001:db8:18::1", "ip4ip6t", 5006, AF_INET6 },
-	{ "ip6ip6", AF_INET6, "2001:db8:43::1", 41, "2001:db8:18::11", "ip6ip6t", 5007, AF_INET6 },
+	{ "ip4ip6", AF_INET, "198.19.3.1", 4, "2001:db8:18::1", "ip4ip6t", 5006, AF_INET6, 0 },
+	{ "ip6ip6", AF_INET6, "2001:db8:43::1", 41, "2001:db8:18::11", "ip6ip6t", 5007, AF_INET6, 0 },
+	/* issue 9: every packet of the stream carries an IPv4 option, plain and in the inner header of IPIP */
+	{ "plain-ipopt", AF_INET, "198.18.0.1", 6, "198.18.0.1", NULL, 5008, AF_INET, 1 },
+	{ "ipip-ipopt", AF_INET, "198.19.1.1", 4, "198.18.0.1", "ipip1", 5009, AF_INET, 1 },
 };
+
+/* The option of the ipopt scenarios, as direct-server-return load balancers carry a service address: an
+ * unassigned experimental type (copied flag, number 30: 0x9e, RFC 4727), length 8, address 198.51.100.10 and a
+ * port. The kernel takes an unknown option from IP_OPTIONS with CAP_NET_RAW (ip_options_compile). */
+static const unsigned char g_dsr_option[8] = { 0x9e, 8, 198, 51, 100, 10, 0x1f, 0x51 };
 
 const struct scenario *scenario_by_name(const char *name)
 {
@@ -199,6 +207,10 @@ static void *sender_main(void *arg)
 	fd = socket(s->sc->family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		snprintf(s->err, sizeof(s->err), "sender: socket: %s", strerror(errno));
+		goto out;
+	}
+	if (s->sc->ipopt && setsockopt(fd, IPPROTO_IP, IP_OPTIONS, g_dsr_option, sizeof(g_dsr_option)) < 0) {
+		snprintf(s->err, sizeof(s->err), "sender: IP_OPTIONS: %s", strerror(errno));
 		goto out;
 	}
 	/* bounds connect() and every send(): a stalled path becomes an error here, not a hang */

@@ -10,6 +10,12 @@ extern "C" unsigned int tgc_parse(const u8 *hdr, u32 hdr_len, u32 pkt_len, unsig
 	return parse(hdr, hdr_len, pkt_len, encap, out);
 }
 
+extern "C" unsigned int tgc_parse_in(const u8 *hdr, u32 hdr_len, u32 pkt_len, unsigned int encap, unsigned int in,
+				     tgc_pkt *out)
+{
+	return parse(hdr, hdr_len, pkt_len, encap, out, (in & TGC_IN_UDP_GRO) != 0);
+}
+
 namespace {
 
 // One IP header's version, header span (IPv4 IHL; IPv6 with its walked extension headers) and next protocol,
@@ -115,6 +121,8 @@ extern "C" u32 tgc_hdr_need(const u8 *hdr, u32 hdr_len, u32 pkt_len, unsigned in
 			return upto(r);
 		off += hlen;
 	}
+	if (next == kProtoUDP)
+		return upto(off + udp::kLen); // with TGC_IN_UDP_GRO tgc_parse_in() reads the UDP header; no more
 	if (next != kProtoTCP)
 		return hdr_len < off ? upto(off) : hdr_len; // not TCP: the IP headers are all tgc_parse() reads
 	if (hdr_len < off + tcp::kMinLen)

@@ -52,6 +52,8 @@
  *   issue 8's 16-flow trains, 8 x 8 vs one bucket of 8 fed hash 0: crafted_16_flow_trains.
  *   X01-X08 tungro_ip6/offload_path and tungro_ip6/engine, over one case table (ip6_kunit.c:
  *   x_cases, each row named by its case id: "X01 ip4ip6", ...).
+ *   U01-U05 tungro_udp/engine over one case table (udp_kunit.c: u_cases, "U01 IPIP, UDP_GRO
+ *   socket", ...), a kernel UDP socket with UDP_GRO bound for the rows that want one.
  */
 #ifndef TUNGRO_KUNIT_H
 #define TUNGRO_KUNIT_H
@@ -108,6 +110,13 @@ struct tgk_seg {
 	 * wire: that many segments, IDs and sequence numbers following) (K02)
 	 */
 	u16 gso_segs;
+	/*
+	 * A UDP datagram instead of a TCP segment (cases U01-U05): sport/dport its ports,
+	 * payload_len its payload (bytes from seq as for TCP), correct length and checksum unless
+	 * udp_zero_csum (none sent) or udp_len_delta (added to the length field only)
+	 */
+	bool udp, udp_zero_csum;
+	s16 udp_len_delta;
 };
 
 /* How the skbs of a run are built. */
@@ -205,6 +214,8 @@ struct tgk_engine_run {
 	unsigned int extra_polls;
 	bool stop_held;			/* stop the queue with what the engine still holds (E05) */
 	bool stop_direct;		/* ... as NETDEV_UNREGISTER does (netif_receive_skb_core) */
+	/* added to the test device's features for the run (NETIF_F_GRO_UDP_FWD: U02) */
+	netdev_features_t features;
 	/* out: the engine's counters before the stop, what the stop found, the queue's counters */
 	struct tgc_engine_stats st;
 	u32 held_after[4];		/* held_now after each extra poll */

@@ -12,9 +12,10 @@
  * are not exported; udp4/6_lib_lookup() are exported only with CONFIG_NF_TPROXY_* or
  * CONFIG_NF_SOCKET_* (Debian has them as modules, the test kernels do not) and take a reference.
  * __udp4_lib_lookup() and __udp6_lib_lookup() are exported (GPL) wherever UDP is: tungro calls
- * them as udp4/6_gro_lookup_skb() do (innermost addresses, the device's netns and ifindex, the
- * shared udp_table, no skb: no BPF reuseport selection), under RCU, no reference taken, and only
- * when some socket enabled UDP encapsulation or GRO (udp_encap_needed(), which UDP_GRO enables).
+ * them as udp4/6_gro_lookup_skb() do (innermost addresses, the device's netns and ifindex, its
+ * udp_table (6.1: the global one, module/compat/), no skb: no BPF reuseport selection), under
+ * RCU, no reference taken, and only when some socket enabled UDP encapsulation or GRO
+ * (udp_encap_needed(), which UDP_GRO enables).
  */
 #include <linux/netdevice.h>
 #include <linux/udp.h>
@@ -34,6 +35,8 @@
  * False while no socket has UDP_GRO (or UDP encapsulation) on and @dev has neither
  * NETIF_F_GRO_UDP_FWD nor NETIF_F_GRO_FRAGLIST: then no lookup can say yes, and the rx_handler
  * may pass plain UDP up without the engine. Any context.
+ *
+ * Return: true when a datagram on @dev may be merged, depending on its socket.
  */
 bool tungro_udp_gro_possible(const struct net_device *dev)
 {
@@ -52,7 +55,7 @@ static struct sock *tungro_udp_sk(struct sk_buff *skb, const u8 *nh, const struc
 
 		inet_get_iif_sdif(skb, &iif, &sdif);
 		return __udp4_lib_lookup(net, iph->saddr, uh->source, iph->daddr, uh->dest, iif,
-					 sdif, net->ipv4.udp_table, NULL);
+					 sdif, tungro_udp_table(net), NULL);
 	}
 #if IS_ENABLED(CONFIG_IPV6)
 	{
@@ -60,10 +63,10 @@ static struct sock *tungro_udp_sk(struct sk_buff *skb, const u8 *nh, const struc
 
 		inet6_get_iif_sdif(skb, &iif, &sdif);
 		return __udp6_lib_lookup(net, &ip6->saddr, uh->source, &ip6->daddr, uh->dest, iif,
-					 sdif, net->ipv4.udp_table, NULL);
+					 sdif, tungro_udp_table(net), NULL);
 	}
 #else
-	return NULL;
+	return NULL;	/* no IPv6 socket without IPv6 */
 #endif
 }
 
@@ -77,6 +80,8 @@ static struct sock *tungro_udp_sk(struct sk_buff *skb, const u8 *nh, const struc
  * NETIF_F_GRO_FRAGLIST without an encapsulation socket (6.12 then builds a fraglist packet; tungro
  * builds the UDP_L4 packet GRO_UDP_FWD gets, which a socket without UDP_GRO resegments on
  * receive, udp_unexpected_gso()). Softirq (the engine's NAPI poll).
+ *
+ * Return: TGC_IN_UDP_GRO, or 0.
  */
 u32 tungro_udp_gro_in(struct sk_buff *skb, const struct tgc_seg *seg)
 {

@@ -31,25 +31,17 @@ const char *shape_name(Encap e)
 
 bool inner_v6(Encap e) { return e == Encap::Plain6 || e == Encap::SIT || e == Encap::IP6IP6; }
 
-// The innermost IP header's TTL / hop limit and TOS / traffic class, whatever the shape.
-void set_inner_ttl(Segment &s, uint8_t ttl)
+// The innermost IP header's TTL / hop limit (@ttl) or TOS / traffic class, whatever the shape.
+void set_inner(Segment &s, bool ttl, uint8_t v)
 {
+	V4 &h4 = s.encap == Encap::Plain4 ? s.outer : s.inner4;
 	if (inner_v6(s.encap))
-		s.inner6.hop_limit = ttl;
-	else if (s.encap == Encap::Plain4)
-		s.outer.ttl = ttl;
+		(ttl ? s.inner6.hop_limit : s.inner6.traffic_class) = v;
 	else
-		s.inner4.ttl = ttl;
+		(ttl ? h4.ttl : h4.tos) = v;
 }
-void set_inner_tos(Segment &s, uint8_t tos)
-{
-	if (inner_v6(s.encap))
-		s.inner6.traffic_class = tos;
-	else if (s.encap == Encap::Plain4)
-		s.outer.tos = tos;
-	else
-		s.inner4.tos = tos;
-}
+void set_inner_ttl(Segment &s, uint8_t ttl) { set_inner(s, true, ttl); }
+void set_inner_tos(Segment &s, uint8_t tos) { set_inner(s, false, tos); }
 
 struct UdpCase {
 	const char *name;       // the case id first
@@ -167,16 +159,7 @@ void expect_udp_gro_packet(const Delivered &d, unsigned encap, const Frames &in,
 	EXPECT_EQ(get16(b, p.tcp_off + 4), p.payload_len + 8u) << "UDP length covers the GRO packet";
 	const tgc_pkt p0 = parse_udp(in.at(first), encap);
 	EXPECT_EQ(d.gso_size, p0.payload_len) << "gso_size: the datagram payload (the UDP_GRO cmsg)";
-	// The device's part of CHECKSUM_PARTIAL: sum from the UDP header on, over the pseudo-header sum left there.
-	uint32_t sum = 0;
-	for (size_t i = p.tcp_off; i + 1 < b.size(); i += 2)
-		sum += (b[i] << 8) | b[i + 1];
-	if ((b.size() - p.tcp_off) & 1)
-		sum += b.back() << 8;
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	b[p.tcp_off + 6] = static_cast<uint8_t>(~sum >> 8);
-	b[p.tcp_off + 7] = static_cast<uint8_t>(~sum);
+	finish_partial_csum(b, p.tcp_off, 6);
 	EXPECT_TRUE(tgc_tcp_csum_ok(&p, b.data(), b.size()));
 	size_t at = p.payload_off;
 	for (unsigned k = 0; k < d.segs; k++) {

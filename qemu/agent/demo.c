@@ -351,6 +351,7 @@ void demo(unsigned mib, int irqtime)
 	 * counted by kind; a short stream, kernel GRO and engine interleaved, reported and not gated */
 	demo_interleaved(SC_FOU, scenario_by_name("ipip-fou"), 1, 2, window / 8);
 	g_rows[SC_FOU][ENG_OFFLOADS].same_as_kernel = note_fou;
+	demo_udp_gro();   /* UDP_GRO receiver over IPIP (udpgro.c): its own RESULT lines */
 	out("# streams %.1f s, trains %.1f s", (double)(t1 - t0) / 1e6, (double)(now_us() - t1) / 1e6);
 
 	for (int s = 0; s < N_SC; s++)

@@ -297,9 +297,10 @@ static void demo_verdict(void)
 			snprintf(name, sizeof(name), "demo_%s_%s", sc_name[s], g_eng_name[e]);
 			if (s == SC_FOU) {   /* the documented exception: reported, never a gate */
 				out("# %s: engine %.2f vs kernel %.2f segs/GRO packet (ratio %.3f, p = %.2g): an attached device"
-				    " gets no GRO for UDP encapsulations; the engine counted %" PRIu64 " frames not handled (udp)",
+				    " gets no GRO for UDP encapsulations; the engine counted %" PRIu64 " frames not handled (udp)"
+				    " and passed %" PRIu64 " unmerged (not_tcp: the FOU socket has its own GRO, tungro_udp.c)",
 				    sc_name[s], w->spg, g_rows[s][ENG_KERNEL].spg, w->ratio, w->p,
-				    stats_get(&w->tg, "not_handled_udp"));
+				    stats_get(&w->tg, "not_handled_udp"), stats_get(&w->tg, "flush_not_tcp"));
 				continue;
 			}
 			check(name, w->p612 >= P_FAIL, "%s %.2f vs kernel %.2f segs/GRO packet, ratio %.3f [%.3f,%.3f], "

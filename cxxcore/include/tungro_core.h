@@ -3,7 +3,8 @@
  * tungro_core.h - the one C interface of tungro's freestanding C++ GRO core.
  *
  * The core decides GRO for TCP carried in the IP-in-IP tunnels of enum tgc_encap (IPIP, SIT, ip4ip6, ip6ip6:
- * outer IPv4 or IPv6, inner IPv4 or IPv6) and for plain TCP over IPv4/IPv6. IPv6 hop-by-hop, destination options
+ * outer IPv4 or IPv6, inner IPv4 or IPv6) and for plain TCP over IPv4/IPv6; for UDP in the same shapes when the
+ * caller allows it (TGC_IN_UDP_GRO: 6.12's udp_gro_receive socket/device question; rules in src/udp.hpp). IPv6 hop-by-hop, destination options
  * and routing headers are walked and must be byte-identical within a flow, as 6.12's ipv6_gro_receive compares
  * them. It sees only byte views of headers (a pointer and a
  * length it never reads past) and the small plain structs below; the caller (the kernel glue in module/, or a host
@@ -95,7 +96,7 @@ enum tgc_reason {
 	TGC_R_IP_OPTIONS,	/* IPv4 IHL != 5: never merged (kernel: 0x45 only) */
 	TGC_R_FRAGMENT,		/* IPv4 MF set or fragment offset != 0; an IPv6 fragment header (X07) */
 	TGC_R_NESTED,		/* a second tunnel layer (CVE-2016-8666/7039: one layer only, no recursion) */
-	TGC_R_NOT_TCP,		/* innermost protocol is not TCP: passed through */
+	TGC_R_NOT_TCP,		/* innermost protocol is not TCP (nor UDP with TGC_IN_UDP_GRO): passed through */
 	TGC_R_TTL,		/* IPv4 TTL or IPv6 hop limit differs from the held packet */
 	TGC_R_TOS,		/* IPv4 TOS or IPv6 traffic class (ECN included) differs */
 	TGC_R_DF,		/* IPv4 DF differs */
@@ -106,7 +107,8 @@ enum tgc_reason {
 	TGC_R_OPTIONS,		/* TCP options not byte-identical (TSval included) */
 	TGC_R_SEQ,		/* sequence number is not the held packet's next */
 	TGC_R_MSS,		/* segment longer than the held gso_size, or a GSO segment of another gso_size */
-	TGC_R_SIZE,		/* aggregate would reach 64 KiB (GRO_LEGACY_MAX_SIZE, tunnels) */
+	TGC_R_SIZE,		/* aggregate would reach 64 KiB (GRO_LEGACY_MAX_SIZE, tunnels); UDP: also its 64th
+				 * datagram (UDP_GRO_CNT_MAX), merged, ends the packet */
 	TGC_R_END,		/* PSH/FIN/URG/RST/SYN: this segment ends the GRO packet */
 	TGC_R_SHORT,		/* payload shorter than gso_size: ends the GRO packet */
 	TGC_R_NO_PAYLOAD,	/* pure ACK or other zero-payload segment: never merged */

@@ -14,6 +14,7 @@
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
 #include <linux/tcp.h>
+#include <linux/udp.h>
 #include <net/gro.h>
 #include <net/gso.h>
 #include <net/ip.h>
@@ -248,10 +249,41 @@ static unsigned int tgk_put_v6(u8 *p, const struct tgk_v6 *h, unsigned int paylo
 	return sizeof(*ip6) + ext;
 }
 
+/*
+ * The UDP header of datagram @s at @uh (@l4 bytes with the payload in place; @inner its IP header):
+ * ports, length (plus s->udp_len_delta), checksum (none with s->udp_zero_csum; a computed 0 is sent
+ * as 0xffff, RFC 768).
+ */
+static void tgk_put_udp(u8 *uh, const u8 *inner, unsigned int l4, const struct tgk_seg *s)
+{
+	struct udphdr *u = (struct udphdr *)uh;
+	__wsum sum;
+
+	u->source = htons(s->sport);
+	u->dest = htons(s->dport);
+	u->len = htons(l4 + s->udp_len_delta);
+	u->check = 0;
+	sum = csum_partial(uh, l4, 0);
+	if (inner[0] >> 4 == 4)
+		u->check = csum_tcpudp_magic(((struct iphdr *)inner)->saddr,
+					     ((struct iphdr *)inner)->daddr, l4, IPPROTO_UDP, sum);
+	else
+		u->check = csum_ipv6_magic(&((struct ipv6hdr *)inner)->saddr,
+					   &((struct ipv6hdr *)inner)->daddr, l4, IPPROTO_UDP, sum);
+	if (!u->check)
+		u->check = CSUM_MANGLED_0;
+	if (s->bad_csum)
+		u->check ^= (__force __sum16)htons(0x5a5a);
+	if (s->udp_zero_csum)
+		u->check = 0;
+}
+
 /* Writes one wire frame from the network header on; returns its length (padding included). */
 static unsigned int tgk_build(u8 *buf, const struct tgk_seg *s)
 {
-	unsigned int thlen = sizeof(struct tcphdr) + s->optlen, l4 = thlen + s->payload_len, cl;
+	unsigned int thlen = s->udp ? sizeof(struct udphdr) : sizeof(struct tcphdr) + s->optlen;
+	unsigned int l4 = thlen + s->payload_len, cl;
+	u8 l4proto = s->udp ? IPPROTO_UDP : IPPROTO_TCP;
 	bool v6_outer = s->encap == TGK_IP4IP6 || s->encap == TGK_IP6IP6;
 	bool v6_inner = s->encap == TGK_SIT || s->encap == TGK_IP6IP6;
 	unsigned int off = 0, i, olen = 0;
@@ -262,7 +294,7 @@ static unsigned int tgk_build(u8 *buf, const struct tgk_seg *s)
 	if (s->encap == TGK_PLAIN4) {
 		inner = buf;
 		off = tgk_put_v4(buf, &s->outer, tgk_ihl(&s->outer) * 4 + l4 + s->outer_len_delta,
-				 IPPROTO_TCP);
+				 l4proto);
 		/* The IPIP inner tuple, so T05 compares like with like. */
 		((struct iphdr *)buf)->saddr = htonl(0xc6130102);
 		((struct iphdr *)buf)->daddr = htonl(0xc6130101);
@@ -287,9 +319,9 @@ static unsigned int tgk_build(u8 *buf, const struct tgk_seg *s)
 		}
 		inner = buf + olen;
 		if (v6_inner) {
-			off = olen + tgk_put_v6(inner, &s->inner6, l4, IPPROTO_TCP, 0);
+			off = olen + tgk_put_v6(inner, &s->inner6, l4, l4proto, 0);
 		} else {
-			off = olen + tgk_put_v4(inner, &s->inner4, ilen, IPPROTO_TCP);
+			off = olen + tgk_put_v4(inner, &s->inner4, ilen, l4proto);
 			((struct iphdr *)inner)->saddr = htonl(0xc6130102);
 			((struct iphdr *)inner)->daddr = htonl(0xc6130101);
 		}
@@ -298,6 +330,13 @@ static unsigned int tgk_build(u8 *buf, const struct tgk_seg *s)
 		tgk_v4_check(inner);
 
 	th = buf + off;
+	if (s->udp) {
+		for (i = 0; i < s->payload_len; i++)
+			th[thlen + i] = (u8)((s->seq + i) * 7);
+		memset(th + l4, 0, s->inner_padding + s->padding);
+		tgk_put_udp(th, inner, l4, s);
+		return off + l4 + s->inner_padding + s->padding;
+	}
 	tcp = (struct tcphdr *)th;
 	memset(th, 0, thlen);
 	tcp->source = htons(s->sport);
@@ -735,6 +774,7 @@ void tgk_run_engine(struct kunit *test, const struct tgk_seg *segs, unsigned int
 	td = q->td;
 	WRITE_ONCE(tgk->dev->gro_flush_timeout, run->flush_timeout);
 	WRITE_ONCE(tgk->dev->napi_defer_hard_irqs, run->defer_hard_irqs);
+	WRITE_ONCE(tgk->dev->features, tgk->dev->features | run->features);
 
 	__skb_queue_head_init(&in);
 	for (i = 0; i < n; i++)
@@ -772,6 +812,7 @@ void tgk_run_engine(struct kunit *test, const struct tgk_seg *segs, unsigned int
 	tgk_engine_close(q);
 	WRITE_ONCE(tgk->dev->gro_flush_timeout, 0);
 	WRITE_ONCE(tgk->dev->napi_defer_hard_irqs, 0);
+	WRITE_ONCE(tgk->dev->features, tgk->dev->features & ~run->features);
 	tgk_collect(test, segs, n, res);
 }
 

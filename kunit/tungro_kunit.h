@@ -56,6 +56,8 @@
  *   three back: tungro_ip6/refused_inet6_slot_gives_the_others_back.
  *   O01-O06 tungro_options/engine (TGC_ENGINE_IPV4_OPTIONS), o05_engine_off and
  *   o04_offload_path, over one case table (options_kunit.c: o_cases, "O01 IPIP, ...").
+ *   U01-U05 tungro_udp/engine over one case table (udp_kunit.c: u_cases, "U01 IPIP, UDP_GRO
+ *   socket", ...), a kernel UDP socket with UDP_GRO bound for the rows that want one.
  */
 #ifndef TUNGRO_KUNIT_H
 #define TUNGRO_KUNIT_H
@@ -114,6 +116,13 @@ struct tgk_seg {
 	 * wire: that many segments, IDs and sequence numbers following) (K02)
 	 */
 	u16 gso_segs;
+	/*
+	 * A UDP datagram instead of a TCP segment (cases U01-U05): sport/dport its ports,
+	 * payload_len its payload (bytes from seq as for TCP), correct length and checksum unless
+	 * udp_zero_csum (none sent) or udp_len_delta (added to the length field only)
+	 */
+	bool udp, udp_zero_csum;
+	s16 udp_len_delta;
 };
 
 /* How the skbs of a run are built. */
@@ -212,6 +221,8 @@ struct tgk_engine_run {
 	bool stop_held;			/* stop the queue with what the engine still holds (E05) */
 	bool stop_direct;		/* ... as NETDEV_UNREGISTER does (netif_receive_skb_core) */
 	bool ipv4_options;		/* TGC_ENGINE_IPV4_OPTIONS (the module's ipv4_options=1) */
+	/* added to the test device's features for the run (NETIF_F_GRO_UDP_FWD: U02) */
+	netdev_features_t features;
 	/* out: the engine's counters before the stop, what the stop found, the queue's counters */
 	struct tgc_engine_stats st;
 	u32 held_after[4];		/* held_now after each extra poll */

@@ -4,8 +4,9 @@
  *
  * While a device is attached its own GRO is off (NETIF_F_GRO cleared from wanted_features), so its
  * driver's NAPI hands every frame up unmerged, and tungro's rx_handler moves the frames of TCP,
- * IPIP and SIT into the NAPI instance of their receive queue (tungro_engine.c), whose poll runs the
- * engine. The rest goes up at once, counted by kind. What the engine delivers carries a mark in
+ * UDP (while UDP GRO is possible: tungro_udp.c) and the IP-in-IP tunnels into the NAPI instance of
+ * their receive queue (tungro_engine.c), whose poll runs the engine. The rest goes up at once,
+ * counted by kind. What the engine delivers carries a mark in
  * skb->cb that the rx_handler lets pass.
  *
  * Devices are attached by the module parameter attach= at load, and at run time through debugfs
@@ -132,11 +133,22 @@ static rx_handler_result_t tungro_rx_handler(struct sk_buff **pskb)
 		return RX_HANDLER_CONSUMED;
 	*pskb = skb;
 	kind = tungro_kind(skb);
+	q = &td->rxq[skb_rx_queue_recorded(skb) ? skb_get_rx_queue(skb) % td->nq : 0];
+	/*
+	 * Plain UDP goes to the engine while a UDP_GRO socket or the device's features make UDP
+	 * GRO possible (the engine asks for each datagram), and while the queue has packets in
+	 * flight or last polled on another CPU: a datagram passed up here then would overtake
+	 * earlier ones of its flow (the closing path's rule below). Otherwise it goes up at once,
+	 * counted.
+	 */
+	if (kind == TUNGRO_NH_UDP &&
+	    (tungro_udp_gro_possible(skb->dev) || atomic_read(&td->inflight) ||
+	     READ_ONCE(q->poll_cpu) != smp_processor_id()))
+		kind = TUNGRO_NH_COUNT;
 	if (kind < TUNGRO_NH_COUNT) {
 		atomic64_inc(&td->not_handled[kind]);
 		return RX_HANDLER_PASS;
 	}
-	q = &td->rxq[skb_rx_queue_recorded(skb) ? skb_get_rx_queue(skb) % td->nq : 0];
 	/*
 	 * Detaching: once nothing is queued or held, frames go up directly and stay in order, if
 	 * the queue's last poll ran on this CPU: what it delivered is ahead of them in this CPU's

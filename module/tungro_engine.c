@@ -14,6 +14,7 @@
 #include <linux/jiffies.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
+#include <linux/udp.h>
 #include <net/checksum.h>
 #include <net/gro.h>
 #include <net/ip6_checksum.h>
@@ -166,10 +167,11 @@ static const struct tgc_engine_ops tungro_engine_ops = {
 };
 
 /*
- * Whether the TCP checksum of a segment the device gave no checksum help for is wrong. Only
- * segments the core accepts are looked at, parsed as @q's engine parses them (IPv4 options with
- * TGC_ENGINE_IPV4_OPTIONS; the rest is never merged); the kernel's GRO validates
- * the same way before merging, and a merged packet goes up as CHECKSUM_PARTIAL, never checked
+ * Whether the TCP (or UDP, with TGC_IN_UDP_GRO) checksum of a segment the device gave no checksum
+ * help for is wrong. Only segments the core accepts are looked at, parsed as @q's engine parses
+ * them (IPv4 options with TGC_ENGINE_IPV4_OPTIONS; the rest is never merged); the kernel's GRO
+ * validates the same way before merging (udp4/6_gro_receive: a zero UDP checksum is not checked,
+ * and never merged), and a merged packet goes up as CHECKSUM_PARTIAL, never checked
  * again.
  */
 static bool tungro_csum_bad(const struct tungro_rxq *q, struct sk_buff *skb,
@@ -181,9 +183,13 @@ static bool tungro_csum_bad(const struct tungro_rxq *q, struct sk_buff *skb,
 	__be32 s4, d4;
 	const u8 *nh;
 	__wsum sum;
+	u8 proto;
 
-	if (tgc_parse_mode(seg->hdr, seg->hdr_len, seg->pkt_len, seg->encap, q->flags, &pkt) !=
-	    TGC_R_NONE)
+	if (tgc_parse_as(seg->hdr, seg->hdr_len, seg->pkt_len, seg->encap, q->flags, seg->in,
+			 &pkt) != TGC_R_NONE)
+		return false;
+	proto = tgc_pkt_is_udp(&pkt) ? IPPROTO_UDP : IPPROTO_TCP;
+	if (proto == IPPROTO_UDP && !((const struct udphdr *)(seg->hdr + pkt.tcp_off))->check)
 		return false;
 	nh = seg->hdr + pkt.inner_off;
 	len = pkt.payload_off + pkt.payload_len - pkt.tcp_off;
@@ -191,7 +197,7 @@ static bool tungro_csum_bad(const struct tungro_rxq *q, struct sk_buff *skb,
 	if (pkt.inner_version == 4) {
 		memcpy(&s4, nh + 12, 4);
 		memcpy(&d4, nh + 16, 4);
-		return csum_tcpudp_magic(s4, d4, len, IPPROTO_TCP, sum) != 0;
+		return csum_tcpudp_magic(s4, d4, len, proto, sum) != 0;
 	}
 	/*
 	 * The addresses in place, never copies: m68k's csum_ipv6_magic() reads them in asm that
@@ -199,7 +205,7 @@ static bool tungro_csum_bad(const struct tungro_rxq *q, struct sk_buff *skb,
 	 * (found on m68k: every SIT segment failed its checksum).
 	 */
 	ip6 = (const struct ipv6hdr *)nh;
-	return csum_ipv6_magic(&ip6->saddr, &ip6->daddr, len, IPPROTO_TCP, sum) != 0;
+	return csum_ipv6_magic(&ip6->saddr, &ip6->daddr, len, proto, sum) != 0;
 }
 
 /*
@@ -234,10 +240,11 @@ static void tungro_rxq_feed(struct tungro_rxq *q, struct sk_buff *skb, unsigned 
 		goto pass;
 	}
 	/*
-	 * The rx_handler pulled the IP header and let only TCP and the IP-in-IP tunnels here (over
-	 * IPv6 perhaps behind extension headers). Headers up to the first payload byte into the
-	 * linear part, nothing more, in the steps tgc_hdr_need() asks for; the tunnel is told again
-	 * after each step, since an outer IPv6 header's extension headers hide which it is.
+	 * The rx_handler pulled the IP header and let only TCP, UDP (while UDP GRO is possible) and
+	 * the IP-in-IP tunnels here (over IPv6 perhaps behind extension headers). Headers up to the
+	 * first payload byte into the linear part, nothing more, in the steps tgc_hdr_need() asks
+	 * for; the tunnel is told again after each step, since an outer IPv6 header's extension
+	 * headers hide which it is.
 	 */
 	have = skb->protocol == htons(ETH_P_IP) ? sizeof(struct iphdr) : sizeof(struct ipv6hdr);
 	for (;;) {
@@ -268,6 +275,7 @@ static void tungro_rxq_feed(struct tungro_rxq *q, struct sk_buff *skb, unsigned 
 	}
 	if (skb_has_frag_list(skb))
 		seg.in |= TGC_IN_UPPER_FLUSH;
+	seg.in |= tungro_udp_gro_in(skb, &seg);
 	if (skb->ip_summed != CHECKSUM_UNNECESSARY && skb->ip_summed != CHECKSUM_PARTIAL &&
 	    !(seg.in & TGC_IN_UPPER_FLUSH) && tungro_csum_bad(q, skb, &seg))
 		seg.in |= TGC_IN_CSUM_BAD;

@@ -37,7 +37,7 @@ enum tungro_q_stat {
 /* Traffic the engine does not handle: passed up unmerged, counted by kind. */
 enum tungro_nh {
 	TUNGRO_NH_GRE,
-	TUNGRO_NH_UDP,			/* VXLAN, GENEVE, FOU, GUE, plain UDP ... */
+	TUNGRO_NH_UDP,			/* plain UDP, UDP GRO impossible (tungro_udp.c) */
 	TUNGRO_NH_OTHER,		/* ARP, ICMP, other IP protocols, IPv6 tunnels, non-IP */
 	TUNGRO_NH_COUNT
 };
@@ -89,5 +89,8 @@ void tungro_napi_schedule_on(struct napi_struct *napi, int cpu);
 void tungro_rxq_stop(struct tungro_rxq *q, bool direct, u64 *held, u64 *queued);
 void tungro_rxq_free(struct tungro_rxq *q);
 int tungro_engine_show(struct seq_file *m, struct tungro_dev *td);
+/* tungro_udp.c: the engine's UDP GRO question (6.12's udp_gro_receive), answered for the core */
+bool tungro_udp_gro_possible(const struct net_device *dev);
+u32 tungro_udp_gro_in(struct sk_buff *skb, const struct tgc_seg *seg);
 
 #endif /* TUNGRO_ENGINE_H */

@@ -519,9 +519,9 @@ struct sk_buff *(*const tungro_gro_receive_of[TUNGRO_SLOT_COUNT])(struct list_he
  * @c: what tgc_complete() reported
  * @segs: wire segments in it
  *
- * The same conventions as the kernel's tcp4/6_gro_complete and ipip_gro_complete, so GSO can
- * split the packet again and the stack trusts its checksum (CHECKSUM_PARTIAL over the inner TCP
- * header).
+ * The same conventions as the kernel's tcp4/6_gro_complete and ipip_gro_complete (for UDP, from
+ * the engine: udp_gro_complete_segment), so GSO can split the packet again and the stack trusts
+ * its checksum (CHECKSUM_PARTIAL over the inner TCP or UDP header).
  */
 void tungro_gso_fixup(struct sk_buff *skb, int nhoff, unsigned int encap,
 		      const struct tgc_completion *c, unsigned int segs)
@@ -542,7 +542,11 @@ void tungro_gso_fixup(struct sk_buff *skb, int nhoff, unsigned int encap,
 	skb->ip_summed = CHECKSUM_PARTIAL;
 
 	shinfo->gso_segs = segs;
-	shinfo->gso_type |= c->tcpv6 ? SKB_GSO_TCPV6 : SKB_GSO_TCPV4;
+	/* UDP as 6.12's udp_gro_complete_segment() leaves it: UDP_L4, the rest as for TCP */
+	if (c->udp)
+		shinfo->gso_type |= SKB_GSO_UDP_L4;
+	else
+		shinfo->gso_type |= c->tcpv6 ? SKB_GSO_TCPV6 : SKB_GSO_TCPV4;
 	if (c->fixedid)
 		shinfo->gso_type |= SKB_GSO_TCP_FIXEDID;
 	if (c->ecn)

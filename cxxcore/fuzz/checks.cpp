@@ -43,7 +43,8 @@ void check_parsed(const tgc_pkt &p, unsigned encap, uint32_t hl, uint32_t n)
 	FUZZ_CHECK(p.encap == encap && p.nlayers == (encap ? 2 : 1), "encap %u nlayers %u", p.encap, p.nlayers);
 	FUZZ_CHECK(p.inner_version == 4 || p.inner_version == 6, "inner version %u", p.inner_version);
 	FUZZ_CHECK(encap ? p.inner_off >= 20 : p.inner_off == 0, "inner_off %u", p.inner_off);
-	FUZZ_CHECK(p.inner_off < p.tcp_off && p.tcp_off + 20u <= p.payload_off && p.payload_off <= hl,
+	FUZZ_CHECK(p.inner_off < p.tcp_off && p.tcp_off + (tgc_pkt_is_udp(&p) ? TGC_UDP_HLEN : 20u) <= p.payload_off &&
+			   p.payload_off <= hl,
 		   "offsets %u/%u/%u, view %u", p.inner_off, p.tcp_off, p.payload_off, hl);
 	FUZZ_CHECK(uint64_t(p.payload_off) + p.payload_len <= n, "payload %u+%u past %u", p.payload_off, p.payload_len,
 		   n);

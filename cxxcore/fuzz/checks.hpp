@@ -79,13 +79,14 @@ inline bool outer_len_ok(const uint8_t *p, uint32_t n)
 	return p[0] >> 4 == 4 ? ipv4_hdr_ok(p) && ld16(p + 2) == n : ld16(p + 4) + 40u == n;
 }
 
-// The TCP checksum sum (pseudo-header of the innermost IP header + TCP header + payload) of a parsed segment.
+// The TCP (or UDP: tgc_pkt_is_udp) checksum sum (pseudo-header of the innermost IP header + L4 header + payload)
+// of a parsed segment.
 inline uint16_t tcp_sum(const uint8_t *b, const tgc_pkt &pkt)
 {
 	const uint8_t *nh = b + pkt.inner_off;
 	const uint32_t l4 = pkt.payload_off + pkt.payload_len - pkt.tcp_off;
 	uint32_t s = pkt.inner_version == 4 ? sum16(nh + 12, 8) : sum16(nh + 8, 32);
-	s += 6 + (l4 >> 16) + (l4 & 0xffff);
+	s += (tgc_pkt_is_udp(&pkt) ? 17u : 6u) + (l4 >> 16) + (l4 & 0xffff);
 	return fold(sum16(b + pkt.tcp_off, l4, s));
 }
 

@@ -6,6 +6,9 @@
 //
 // Every segment and every header view lives in its own heap allocation of exactly the bytes present, so ASan
 // reports any read past them. Invariants (abort on violation):
+// UDP GRO is allowed for every segment (TGC_IN_UDP_GRO: the glue found a UDP_GRO socket), so UDP datagrams merge
+// under the same invariants (no sequence numbers; the UDP length and checksum instead of TCP's). The receive
+// harness (the offload path's model) never sets it.
 //   - the delivery oracle (oracle.hpp): every segment delivered exactly once, per-flow order, payload bytes out ==
 //     in, and every GRO packet resegments (test-side segmenter) to the segments that went in;
 //   - a GRO packet's segments are consecutive in sequence space, all but the last of gso_size bytes;
@@ -39,11 +42,17 @@ using namespace fuzzchk;
 constexpr unsigned kMaxSegs = 64;     // bounds one input's work (repeat multiplies records): 64 KiB takes 47
                                       // segments of 1400 bytes
 
-// Writes a full TCP checksum for the segment described by pkt (used to advance repeated copies).
+// Writes a full TCP (UDP) checksum for the segment described by pkt (used to advance repeated copies). A UDP
+// datagram sent without a checksum keeps none; a computed 0 goes out as 0xffff (RFC 768).
 void set_tcp_csum(uint8_t *b, const tgc_pkt &pkt)
 {
-	st16(b + pkt.tcp_off + 16, 0);
-	st16(b + pkt.tcp_off + 16, static_cast<uint16_t>(~tcp_sum(b, pkt)));
+	const bool udp = tgc_pkt_is_udp(&pkt);
+	uint8_t *ck = b + pkt.tcp_off + (udp ? 6 : 16);
+	if (udp && !ld16(ck))
+		return;
+	st16(ck, 0);
+	const uint16_t c = static_cast<uint16_t>(~tcp_sum(b, pkt));
+	st16(ck, udp && !c ? 0xffff : c);
 }
 
 // A segment the harness gave the engine (the engine's cookie), and, once held, the GRO packet it starts: the
@@ -109,7 +118,7 @@ public:
 		// Oracles on the building blocks, computed here on their own.
 		tgc_pkt pkt;
 		std::memset(&pkt, 0xa5, sizeof(pkt));
-		const unsigned r = tgc_parse_mode(view.p, hl, n, encap, mode_, &pkt);
+		const unsigned r = tgc_parse_as(view.p, hl, n, encap, mode_, TGC_IN_UDP_GRO, &pkt);
 		FUZZ_CHECK(r < TGC_R_COUNT, "parse reason %u", r);
 		tgc_pkt where;
 		std::memset(&where, 0xa5, sizeof(where));
@@ -133,6 +142,7 @@ public:
 			before = {expect->seqs[0], expect->payload_len, expect->gso_size, expect->bytes.size()};
 
 		tgc_seg s{};
+		s.in = TGC_IN_UDP_GRO;
 		s.hdr = view.p;
 		s.data = seg->frame.p;
 		s.hdr_len = hl;
@@ -209,15 +219,19 @@ private:
 			return;
 		const tgc_pkt &pkt = r.pkt;
 		FUZZ_CHECK(!nomerge_, "merged although the append failed");
-		FUZZ_CHECK(v.reason == TGC_R_NONE || v.reason == TGC_R_END || v.reason == TGC_R_SHORT,
+		const bool udp = tgc_pkt_is_udp(&pkt);
+		// UDP: the 64th datagram merges and ends the packet (UDP_GRO_CNT_MAX), counted as SIZE.
+		FUZZ_CHECK(v.reason == TGC_R_NONE || v.reason == TGC_R_END || v.reason == TGC_R_SHORT ||
+				   (udp && v.reason == TGC_R_SIZE && v.flush_held),
 			   "merge with reason %s", tgc_reason_name(v.reason));
 		FUZZ_CHECK(!pkt.padded && pkt.payload_len > 0 && pkt.payload_len <= match->gso_size,
 			   "merged %u bytes (padded %u) into gso_size %u", pkt.payload_len, pkt.padded, match->gso_size);
-		FUZZ_CHECK(match->first_seq + match->payload_len == pkt.seq, "merged seq %u is not next", pkt.seq);
+		FUZZ_CHECK(udp || match->first_seq + match->payload_len == pkt.seq, "merged seq %u is not next", pkt.seq);
 		FUZZ_CHECK(match->bytes + pkt.payload_len < TGC_MAX_GRO_BYTES, "aggregate %zu+%u", match->bytes,
 			   pkt.payload_len);
 		FUZZ_CHECK((v.held_flags & ~0x09u) == 0, "held_flags %#x", v.held_flags);
-		FUZZ_CHECK(r.flags_off == pkt.tcp_off + TGC_TCP_FLAGS_OFF, "flags_off %u", r.flags_off);
+		FUZZ_CHECK(r.flags_off == (udp ? 0u : pkt.tcp_off + TGC_TCP_FLAGS_OFF) && (!udp || !v.held_flags),
+			   "flags_off %u", r.flags_off);
 	}
 
 	void hold(Pkt *h, const tgc_pkt &pkt, const Buf &view)
@@ -256,7 +270,8 @@ private:
 		const tgc_pkt &pkt = *m->pkt;
 		FUZZ_CHECK(m->held_len == h->bytes.size(), "engine's held length %u, harness's %zu", m->held_len,
 			   h->bytes.size());
-		FUZZ_CHECK(m->flags_off == h->first.tcp_off + TGC_TCP_FLAGS_OFF, "flags_off %u", m->flags_off);
+		FUZZ_CHECK(m->flags_off == (tgc_pkt_is_udp(&pkt) ? 0u : h->first.tcp_off + TGC_TCP_FLAGS_OFF),
+			   "flags_off %u", m->flags_off);
 		h->bytes.insert(h->bytes.end(), seg->frame.p + pkt.payload_off, seg->frame.p + pkt.payload_off + pkt.payload_len);
 		h->payload_len += pkt.payload_len;
 		h->count++;
@@ -284,8 +299,10 @@ private:
 		FUZZ_CHECK(d->count == h.count && d->total_len == n && d->payload_len == h.payload_len &&
 				   d->gso_size == h.gso_size && d->id_state == h.id_state,
 			   "engine's packet %u segs %u bytes, harness's %u segs %u bytes", d->count, d->total_len, h.count, n);
+		const bool udp = tgc_pkt_is_udp(&f);
 		for (size_t i = 0; i + 1 < h.lens.size(); i++) {
-			FUZZ_CHECK(h.seqs[i] + h.lens[i] == h.seqs[i + 1], "segment %zu of %u not consecutive", i, h.count);
+			FUZZ_CHECK(udp || h.seqs[i] + h.lens[i] == h.seqs[i + 1], "segment %zu of %u not consecutive", i,
+				   h.count);
 			FUZZ_CHECK(h.lens[i] == h.gso_size, "segment %zu of %u: %u bytes, gso_size %u", i, h.count, h.lens[i],
 				   h.gso_size);
 		}
@@ -295,7 +312,7 @@ private:
 			tgc_completion c;
 			const int rc = tgc_finish(h.bytes.data(), n, d, &c);
 			FUZZ_CHECK(rc == 0, "tgc_finish failed on a held packet of %u segments", h.count);
-			FUZZ_CHECK(c.tcp_off == f.tcp_off - f.inner_off && c.csum_offset == 16 &&
+			FUZZ_CHECK(c.tcp_off == f.tcp_off - f.inner_off && c.csum_offset == (udp ? 6 : 16) && c.udp == udp &&
 					   c.tcpv6 == (f.inner_version == 6),
 				   "completion tcp_off %u csum_offset %u tcpv6 %u", c.tcp_off, c.csum_offset, c.tcpv6);
 		}
@@ -303,7 +320,7 @@ private:
 		// The delivered packet, in its own exact allocation, must parse again as the same flow and train.
 		Buf b(h.bytes.data(), n, hs->align_);
 		tgc_pkt r;
-		const unsigned rc = tgc_parse_mode(b.p, std::min(n, kHdrView), n, h.encap, hs->mode_, &r);
+		const unsigned rc = tgc_parse_as(b.p, std::min(n, kHdrView), n, h.encap, hs->mode_, TGC_IN_UDP_GRO, &r);
 		FUZZ_CHECK(rc == TGC_R_NONE, "completed packet of %u segments, %u bytes does not re-parse: %s", h.count, n,
 			   tgc_reason_name(rc));
 		FUZZ_CHECK(r.seq == h.seqs[0] && r.payload_len == h.payload_len && !r.padded && r.tcp_off == f.tcp_off,
@@ -313,10 +330,14 @@ private:
 		if (r.nlayers == 2 && r.inner_version == 4)
 			FUZZ_CHECK(ipv4_hdr_ok(b.p + r.inner_off) && ld16(b.p + r.inner_off + 2) == n - r.inner_off,
 				   "inner IPv4 header checksum/length");
+		if (udp)
+			FUZZ_CHECK(ld16(b.p + r.tcp_off + 4) == n - r.tcp_off && ld16(b.p + r.tcp_off + 6) != 0,
+				   "UDP length %u of a %u-byte datagram, or no checksum", ld16(b.p + r.tcp_off + 4),
+				   n - r.tcp_off);
 		if (h.count > 1) {
-			// CHECKSUM_PARTIAL: the device sums from the TCP header to the end over the pseudo-header sum
+			// CHECKSUM_PARTIAL: the device sums from the TCP (UDP) header to the end over the pseudo-header sum
 			// tgc_complete left in the field, and writes the complement. The result must verify.
-			uint8_t *ck = b.p + r.tcp_off + 16;
+			uint8_t *ck = b.p + r.tcp_off + (udp ? 6 : 16);
 			st16(ck, static_cast<uint16_t>(~fold(sum16(b.p + r.tcp_off, n - r.tcp_off))));
 			FUZZ_CHECK(tgc_tcp_csum_ok(&r, b.p, n), "finished TCP checksum of the GRO packet is wrong");
 		}
@@ -346,7 +367,8 @@ private:
 std::vector<uint8_t> advance(const std::vector<uint8_t> &seg, const tgc_pkt &pkt, unsigned i, bool tcp_csum_ok)
 {
 	std::vector<uint8_t> c(seg);
-	st32(c.data() + pkt.tcp_off + 4, pkt.seq + i * pkt.payload_len);
+	if (!tgc_pkt_is_udp(&pkt)) // a datagram has no sequence number
+		st32(c.data() + pkt.tcp_off + 4, pkt.seq + i * pkt.payload_len);
 	uint8_t *id_hdr = pkt.inner_version == 4 ? c.data() + pkt.inner_off : nullptr;
 	if (id_hdr) {
 		st16(id_hdr + 4, static_cast<uint16_t>(ld16(id_hdr + 4) + i));
@@ -374,8 +396,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			const std::vector<uint8_t> seg(p, p + n);
 			const unsigned encap = pick_encap(flags, p, n);
 			tgc_pkt pkt;
-			const bool parses =
-				tgc_parse_mode(p, std::min(n, kHdrView), n, encap, layout.flags, &pkt) == TGC_R_NONE && !pkt.padded;
+			const bool parses = tgc_parse_as(p, std::min(n, kHdrView), n, encap, layout.flags, TGC_IN_UDP_GRO,
+							 &pkt) == TGC_R_NONE && !pkt.padded;
 			const bool csum_ok = parses && tgc_tcp_csum_ok(&pkt, p, n);
 			for (unsigned i = 1; i <= repeat && !h.full(); i++) {
 				const std::vector<uint8_t> c = parses ? advance(seg, pkt, i, csum_ok) : seg;

@@ -3,7 +3,8 @@
 // against the previous segment as the held packet), checksums (tgc_tcp_csum_ok) and the completion fixups
 // (tgc_complete, tgc_finish, tgc_fix_ipv4), and tgc_parse_mode's IPv4-options mode against tgc_parse. Input:
 // records as fuzz_input.hpp; the repeat byte is read here as the held packet's segment count and id_state for
-// tgc_decide. Every view is an exact heap allocation (ASan).
+// tgc_decide, and its bit 0x40 as TGC_IN_UDP_GRO (UDP parses, decides and completes as UDP; without it UDP is
+// TGC_R_NOT_TCP, as tgc_parse says). Every view is an exact heap allocation (ASan).
 // Invariants (abort on violation):
 //   - tgc_parse's layout lies inside the view and the segment (checks.hpp), and tgc_flow_of agrees with it;
 //   - pulling as tgc_hdr_need says converges within TGC_MAX_HDR_BYTES and pkt_len, and a segment tgc_parse accepts
@@ -36,7 +37,10 @@ struct Prev {
 	bool valid = false;
 };
 
-void check_need(const uint8_t *view, uint32_t hl, uint32_t n, unsigned encap, unsigned full_r, const tgc_pkt &full)
+constexpr uint8_t kRepeatUdp = 0x40; // the repeat byte's bit for TGC_IN_UDP_GRO
+
+void check_need(const uint8_t *view, uint32_t hl, uint32_t n, unsigned encap, unsigned in, unsigned full_r,
+		const tgc_pkt &full)
 {
 	uint32_t have = 0;
 	for (unsigned step = 0;; step++) {
@@ -51,7 +55,7 @@ void check_need(const uint8_t *view, uint32_t hl, uint32_t n, unsigned encap, un
 		return;
 	FUZZ_CHECK(have >= full.payload_off, "hdr_need stops at %u, the headers end at %u", have, full.payload_off);
 	tgc_pkt p;
-	const unsigned r = tgc_parse(view, have, n, encap, &p);
+	const unsigned r = tgc_parse_in(view, have, n, encap, in, &p);
 	FUZZ_CHECK(r == TGC_R_NONE && std::memcmp(&p, &full, sizeof(p)) == 0,
 		   "parse through %u pulled bytes: %s, through %u: none", have, tgc_reason_name(r), hl);
 }
@@ -83,8 +87,13 @@ void check_decide(const tgc_pkt &pkt, const uint8_t *view, const Prev *prev, uin
 	if (v.action != TGC_MERGE)
 		return;
 	FUZZ_CHECK(!in, "merged with TGC_IN bits %#x", in);
+	// UDP has no sequence numbers; a merged datagram never has a zero checksum or a length field not its bytes.
+	const bool udp = tgc_pkt_is_udp(&pkt);
+	FUZZ_CHECK(!udp || (ld16(view + pkt.tcp_off + 6) != 0 && ld16(view + pkt.tcp_off + 4) == pkt.payload_len + 8u),
+		   "merged a UDP datagram of checksum 0 or a wrong length field");
 	FUZZ_CHECK(!pkt.padded && pkt.payload_len > 0 && pkt.payload_len <= held.gso_size &&
-			   pkt.seq == prev->pkt.seq + held.payload_len && held.total_len + pkt.payload_len < TGC_MAX_GRO_BYTES,
+			   (udp || pkt.seq == prev->pkt.seq + held.payload_len) &&
+			   held.total_len + pkt.payload_len < TGC_MAX_GRO_BYTES,
 		   "merged seq %u len %u into seq %u+%u gso_size %u", pkt.seq, pkt.payload_len, prev->pkt.seq,
 		   held.payload_len, held.gso_size);
 }
@@ -106,15 +115,21 @@ void check_complete(const uint8_t *p, const tgc_pkt &pkt, uint8_t repeat)
 	if (pkt.nlayers == 2 && len > 0xffff)
 		return;
 	FUZZ_CHECK(rc == 0, "tgc_finish refused an accepted %u-byte segment", len);
-	FUZZ_CHECK(c.tcp_off == pkt.tcp_off - pkt.inner_off && c.csum_offset == 16 && c.tcpv6 == (pkt.inner_version == 6),
-		   "completion tcp_off %u csum_offset %u tcpv6 %u", c.tcp_off, c.csum_offset, c.tcpv6);
+	const bool udp = tgc_pkt_is_udp(&pkt);
+	FUZZ_CHECK(c.tcp_off == pkt.tcp_off - pkt.inner_off && c.csum_offset == (udp ? 6 : 16) && c.udp == udp &&
+			   c.tcpv6 == (pkt.inner_version == 6),
+		   "completion tcp_off %u csum_offset %u tcpv6 %u udp %u", c.tcp_off, c.csum_offset, c.tcpv6, c.udp);
+	if (udp)
+		FUZZ_CHECK(ld16(b.p + pkt.tcp_off + 4) == len - pkt.tcp_off, "UDP length of the GRO packet");
+	if (udp && ld16(b.p + pkt.tcp_off + 6) == 0)
+		return; // no checksum sent: none written (udp4/6_gro_complete)
 	FUZZ_CHECK(outer_len_ok(b.p, len), "outer IP header checksum/length");
 	if (pkt.nlayers == 2 && pkt.inner_version == 4)
 		FUZZ_CHECK(ipv4_hdr_ok(b.p + pkt.inner_off) && ld16(b.p + pkt.inner_off + 2) == len - pkt.inner_off,
 			   "inner IPv4 header checksum/length");
-	uint8_t *ck = b.p + pkt.tcp_off + 16;
+	uint8_t *ck = b.p + pkt.tcp_off + c.csum_offset;
 	st16(ck, static_cast<uint16_t>(~fold(sum16(b.p + pkt.tcp_off, len - pkt.tcp_off))));
-	FUZZ_CHECK(tgc_tcp_csum_ok(&pkt, b.p, len), "device-completed TCP checksum is wrong");
+	FUZZ_CHECK(tgc_tcp_csum_ok(&pkt, b.p, len), "device-completed TCP/UDP checksum is wrong");
 }
 
 } // namespace
@@ -130,9 +145,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const unsigned encap = pick_encap(flags, src, n);
 		tgc_pkt pkt;
 		std::memset(&pkt, 0xa5, sizeof(pkt));
-		const unsigned r = tgc_parse(view.p, hl, n, encap, &pkt);
+		const unsigned in = repeat & kRepeatUdp ? TGC_IN_UDP_GRO : 0;
+		const unsigned r = tgc_parse_in(view.p, hl, n, encap, in, &pkt);
 		FUZZ_CHECK(r < TGC_R_COUNT && tgc_reason_name(r)[0] != '?', "parse reason %u", r);
-		check_need(view.p, hl, n, encap, r, pkt);
+		{
+			// The input bit changes nothing but UDP: tgc_parse gives the same answer for everything else.
+			tgc_pkt q;
+			std::memset(&q, 0xa5, sizeof(q));
+			const unsigned r0 = tgc_parse(view.p, hl, n, encap, &q);
+			FUZZ_CHECK(r0 == r || (in && r0 == TGC_R_NOT_TCP), "parse %u with the UDP bit, %u without", r, r0);
+			FUZZ_CHECK(r0 != TGC_R_NONE || std::memcmp(&q, &pkt, sizeof(q)) == 0, "UDP bit changed a TCP parse");
+			FUZZ_CHECK(r != TGC_R_NONE || tgc_pkt_is_udp(&pkt) == (r0 != TGC_R_NONE), "UDP layout mismatch");
+		}
+		check_need(view.p, hl, n, encap, in, r, pkt);
 		tgc_pkt where;
 		if (tgc_flow_of(view.p, hl, encap, &where))
 			check_located(where, encap, hl, r ? nullptr : &pkt);
@@ -140,7 +165,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		// refusal for anything but options; what it accepts besides lies inside the view and completes.
 		tgc_pkt opt;
 		std::memset(&opt, 0xa5, sizeof(opt));
-		const unsigned ro = tgc_parse_mode(view.p, hl, n, encap, TGC_ENGINE_IPV4_OPTIONS, &opt);
+		const unsigned ro = tgc_parse_as(view.p, hl, n, encap, TGC_ENGINE_IPV4_OPTIONS, in, &opt);
 		FUZZ_CHECK(r == TGC_R_IP_OPTIONS || ro == r, "options mode said %s, plain parse %s", tgc_reason_name(ro),
 			   tgc_reason_name(r));
 		FUZZ_CHECK(r != TGC_R_NONE || std::memcmp(&opt, &pkt, sizeof(opt)) == 0, "options mode, other layout");
@@ -185,7 +210,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		check_decide(pkt, view.p, same && key == prev.key ? &prev : nullptr, flags, repeat);
 		const bool ok = tgc_tcp_csum_ok(&pkt, seg.p, n);
-		FUZZ_CHECK(ok == (tcp_sum(seg.p, pkt) == 0xffff), "tgc_tcp_csum_ok %d disagrees", ok);
+		const bool no_udp_csum = tgc_pkt_is_udp(&pkt) && ld16(view.p + pkt.tcp_off + 6) == 0;
+		FUZZ_CHECK(ok == (no_udp_csum || tcp_sum(seg.p, pkt) == 0xffff), "tgc_tcp_csum_ok %d disagrees", ok);
 		check_complete(seg.p, pkt, repeat);
 
 		prev.hdr.assign(view.p, view.p + pkt.payload_off);

@@ -19,11 +19,14 @@ struct Layer {
 // Whether byte k of input segment b is a field GSO may rewrite: the IPv4 header checksums and the TCP checksum
 // (recomputed), and the urgent pointer of a segment without URG (RFC 9293: meaningless then; the kernel's GRO
 // does not compare it and GSO copies the first segment's).
-bool is_free(uint32_t k, const Layer *l, unsigned nl, const uint8_t *b, uint32_t tcp_off)
+// A UDP datagram's (@udp): its checksum (recomputed), the same IPv4 fields.
+bool is_free(uint32_t k, const Layer *l, unsigned nl, const uint8_t *b, uint32_t tcp_off, bool udp)
 {
-	if (k == tcp_off + 16 || k == tcp_off + 17)
+	if (udp && (k == tcp_off + 6 || k == tcp_off + 7))
 		return true;
-	if ((k == tcp_off + 18 || k == tcp_off + 19) && !(b[tcp_off + 13] & kUrg))
+	if (!udp && (k == tcp_off + 16 || k == tcp_off + 17))
+		return true;
+	if (!udp && (k == tcp_off + 18 || k == tcp_off + 19) && !(b[tcp_off + 13] & kUrg))
 		return true;
 	for (unsigned i = 0; i < nl; i++)
 		if (b[l[i].off] >> 4 == 4 && (k == l[i].off + 10 || k == l[i].off + 11))
@@ -76,6 +79,7 @@ void Delivery::gro(const std::vector<uint64_t> &ids, const uint8_t *b, uint32_t 
 		   "%u payload bytes do not make %u segments of %u", n - hl, m, gso_size);
 	const Layer layers[2] = {{0, 0}, {first.inner_off, 1}};
 	const unsigned nl = first.nlayers == 2 ? 2 : 1;
+	const bool udp = tgc_pkt_is_udp(&first);
 	const uint32_t seq0 = ld32(b + first.tcp_off + 4);
 	std::vector<uint8_t> seg;
 	for (uint32_t k = 0; k < m; k++) {
@@ -97,18 +101,22 @@ void Delivery::gro(const std::vector<uint64_t> &ids, const uint8_t *b, uint32_t 
 					   layers[i].index, m, id_state);
 		}
 		uint8_t *th = seg.data() + first.tcp_off;
-		st32(th + 4, seq0 + k * gso_size);
-		if (k + 1 < m)
-			th[13] &= static_cast<uint8_t>(~(kFin | kPsh));
-		if (k > 0)
-			th[13] &= static_cast<uint8_t>(~kCwr);
+		if (udp) {
+			st16(th + 4, static_cast<uint16_t>(len + TGC_UDP_HLEN)); // __udp_gso_segment: each datagram's length
+		} else {
+			st32(th + 4, seq0 + k * gso_size);
+			if (k + 1 < m)
+				th[13] &= static_cast<uint8_t>(~(kFin | kPsh));
+			if (k > 0)
+				th[13] &= static_cast<uint8_t>(~kCwr);
+		}
 
 		const Seg &in = segs_[ids[k]];
 		const uint8_t *want = arena_.data() + in.off;
 		// The input may carry link padding after its IP packet (a held first segment): not part of the packet.
 		FUZZ_CHECK(in.n >= total, "segment %u of %u: resegmented %u bytes, input %u", k, m, total, in.n);
 		for (uint32_t j = 0; j < total; j++)
-			FUZZ_CHECK(seg[j] == want[j] || is_free(j, layers, nl, want, first.tcp_off),
+			FUZZ_CHECK(seg[j] == want[j] || is_free(j, layers, nl, want, first.tcp_off, udp),
 				   "segment %u of %u (input %llu) resegments with byte %u = %#x, input %#x", k, m,
 				   (unsigned long long)ids[k], j, seg[j], want[j]);
 		mark(ids[k]);

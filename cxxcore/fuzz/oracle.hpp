@@ -4,7 +4,8 @@
 //   - per-flow order: a flow's segments come out in arrival order;
 //   - payload bytes out == in, and every GRO packet resegments to its inputs: a test-side segmenter cuts it at
 //     gso_size and rebuilds each segment's headers as GSO does (lengths, sequence numbers, IPv4 IDs by the held
-//     packet's id_state, FIN/PSH on the last segment only, CWR on the first only); each rebuilt segment must equal
+//     packet's id_state, FIN/PSH on the last segment only, CWR on the first only; a UDP datagram's length field)
+//     each rebuilt segment must equal
 //     the input segment byte for byte, checksum fields aside (GSO recomputes those), and the urgent pointer of a
 //     segment without URG (meaningless; the kernel's GRO ignores it too).
 #ifndef TUNGRO_FUZZ_ORACLE_HPP

@@ -81,6 +81,37 @@ void add_option_train(Seeds &out, const std::string &name, const std::vector<Seg
 	}
 }
 
+// U01-U05 shapes (the UDP cases): trains of UDP datagrams, plain and in every tunnel, with an L3 change, a shorter
+// and a longer datagram, a zero checksum, a length field that lies. Each train twice: with repeat bytes 0 (for
+// fuzz_engine, which always allows UDP GRO) and 0x40 (fuzz_parse reads that bit as TGC_IN_UDP_GRO; fuzz_engine
+// as copies, bounded by its 64 segments).
+void udp_seeds(Seeds &out)
+{
+	auto add = [&out](const std::string &name, const std::vector<Segment> &t) {
+		for (const uint8_t repeat : {0, 0x40}) {
+			std::vector<uint8_t> in;
+			for (size_t i = 0; i < t.size(); i++)
+				fuzzin::put_record(in, encap_flag(t[i]) | (i + 1 == t.size() ? fuzzin::kEndPoll : 0),
+						   i == 0 ? 0 : repeat, frames::build(t[i]));
+			out.emplace_back(name + (repeat ? "-udp-bit" : ""), in);
+		}
+	};
+	const frames::Encap shapes[] = {frames::Encap::Plain4, frames::Encap::Plain6, frames::Encap::IPIP,
+					frames::Encap::SIT, frames::Encap::IP4IP6, frames::Encap::IP6IP6};
+	const char *names[] = {"plain4", "plain6", "ipip", "sit", "ip4ip6", "ip6ip6"};
+	for (size_t k = 0; k < 6; k++) {
+		const Segment u = frames::as_udp(frames::ipip_as(shapes[k]), 300);
+		const std::string n = names[k];
+		add("u01-udp-" + n + "-6", frames::train(u, 6));
+		auto t = frames::train(u, 6);
+		t[2].inner4.ttl = t[2].inner6.hop_limit = t[2].outer.ttl = 63;
+		t[3].payload_len = 100;
+		t[4].udp.zero_csum = true;
+		t[5].udp.len_delta = 3;
+		add("u03-u05-udp-" + n + "-flushes", t);
+	}
+}
+
 } // namespace
 
 Seeds make_seeds()
@@ -301,6 +332,7 @@ Seeds make_seeds()
 		p.outer.options = len0;
 		add_option_train(out, "o06-malformed-length0", frames::train(p, 4));
 	}
+	udp_seeds(out);
 	return out;
 }
 

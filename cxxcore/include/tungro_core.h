@@ -3,7 +3,8 @@
  * tungro_core.h - the one C interface of tungro's freestanding C++ GRO core.
  *
  * The core decides GRO for TCP carried in the IP-in-IP tunnels of enum tgc_encap (IPIP, SIT, ip4ip6, ip6ip6:
- * outer IPv4 or IPv6, inner IPv4 or IPv6) and for plain TCP over IPv4/IPv6. IPv6 hop-by-hop, destination options
+ * outer IPv4 or IPv6, inner IPv4 or IPv6) and for plain TCP over IPv4/IPv6; for UDP in the same shapes when the
+ * caller allows it (TGC_IN_UDP_GRO: 6.12's udp_gro_receive socket/device question; rules in src/udp.hpp). IPv6 hop-by-hop, destination options
  * and routing headers are walked and must be byte-identical within a flow, as 6.12's ipv6_gro_receive compares
  * them. It sees only byte views of headers (a pointer and a
  * length it never reads past) and the small plain structs below; the caller (the kernel glue in module/, or a host
@@ -96,7 +97,7 @@ enum tgc_reason {
 				 * an option of the deny-list, or headers past TGC_MAX_HDR_BYTES */
 	TGC_R_FRAGMENT,		/* IPv4 MF set or fragment offset != 0; an IPv6 fragment header (X07) */
 	TGC_R_NESTED,		/* a second tunnel layer (CVE-2016-8666/7039: one layer only, no recursion) */
-	TGC_R_NOT_TCP,		/* innermost protocol is not TCP: passed through */
+	TGC_R_NOT_TCP,		/* innermost protocol is not TCP (nor UDP with TGC_IN_UDP_GRO): passed through */
 	TGC_R_TTL,		/* IPv4 TTL or IPv6 hop limit differs from the held packet */
 	TGC_R_TOS,		/* IPv4 TOS or IPv6 traffic class (ECN included) differs */
 	TGC_R_DF,		/* IPv4 DF differs */
@@ -107,7 +108,8 @@ enum tgc_reason {
 	TGC_R_OPTIONS,		/* TCP options not byte-identical (TSval included) */
 	TGC_R_SEQ,		/* sequence number is not the held packet's next */
 	TGC_R_MSS,		/* segment longer than the held gso_size, or a GSO segment of another gso_size */
-	TGC_R_SIZE,		/* aggregate would reach 64 KiB (GRO_LEGACY_MAX_SIZE, tunnels) */
+	TGC_R_SIZE,		/* aggregate would reach 64 KiB (GRO_LEGACY_MAX_SIZE, tunnels); UDP: also its 64th
+				 * datagram (UDP_GRO_CNT_MAX), merged, ends the packet */
 	TGC_R_END,		/* PSH/FIN/URG/RST/SYN: this segment ends the GRO packet */
 	TGC_R_SHORT,		/* payload shorter than gso_size: ends the GRO packet */
 	TGC_R_NO_PAYLOAD,	/* pure ACK or other zero-payload segment: never merged */
@@ -137,6 +139,10 @@ enum tgc_reason {
 				 * 256 bytes) */
 	TGC_R_IP_OPT_DIFF,	/* engine with TGC_ENGINE_IPV4_OPTIONS: IPv4 option bytes differ from the held
 				 * packet's (same IHL): it ends, the segment starts a new one (O02) */
+	TGC_R_UDP_LEN,		/* UDP length field not the bytes after the IP header, or <= 8: passed up, after
+				 * its flow (6.12's udp_gro_receive_segment: "padded or malicious") */
+	TGC_R_UDP_CSUM0,	/* UDP checksum zero: never merged, passed up after its flow (6.12's
+				 * udp_gro_receive_segment requires a checksum, for symmetry with GSO) */
 	TGC_R_COUNT
 };
 
@@ -171,7 +177,7 @@ struct tgc_pkt {
 	tgc_u32 payload_len;	/* TCP payload bytes (never counts link-layer padding) */
 	tgc_u16 inner_off;	/* inner network header (== 0 when encap is NONE: the only layer); an outer IPv6
 				 * header's extension headers lie before it */
-	tgc_u16 tcp_off;	/* TCP header, after the innermost header's IPv6 extension headers */
+	tgc_u16 tcp_off;	/* TCP (or UDP) header, after the innermost header's IPv6 extension headers */
 	tgc_u16 payload_off;	/* first payload byte */
 	tgc_u8  encap;		/* enum tgc_encap */
 	tgc_u8  inner_version;	/* 4 or 6: version of the innermost IP header */
@@ -242,6 +248,12 @@ TGC_ASSERT(TGC_OFF(tgc_held, hdr) == 0 && TGC_OFF(tgc_held, hdr_len) == TGC_PTR 
 					 * tgc_seg.data (all pkt_len bytes; no data counts as a bad checksum) */
 #define TGC_IN_TLS_STATE   0x40u	/* engine: the segment's own TLS-offload decrypted state (skb->decrypted); a
 					 * held packet of its flow with the other state ends (TGC_R_DECRYPTED) */
+#define TGC_IN_UDP_GRO     0x80u	/* UDP GRO allowed for this segment: the caller's answer to 6.12's question in
+					 * udp_gro_receive (a socket with UDP_GRO for the innermost addresses and
+					 * ports, or no socket and NETIF_F_GRO_UDP_FWD, or NETIF_F_GRO_FRAGLIST). Without
+					 * it UDP is TGC_R_NOT_TCP, as before; with it the core applies every rule
+					 * (layer-3 checks, length, checksum, gso_size). tgc_receive()/engine/
+					 * tgc_parse_in() only. */
 
 /* What to do with a segment. Exactly one of MERGE, HOLD, PASS; flush_held may come with any of them. */
 enum tgc_action {
@@ -292,8 +304,33 @@ unsigned int tgc_parse_mode(const tgc_u8 *hdr, tgc_u32 hdr_len, tgc_u32 pkt_len,
 			    tgc_u32 engine_flags, struct tgc_pkt *out);
 
 /*
+ * tgc_parse_in - tgc_parse() with the caller's TGC_IN_* bits; only TGC_IN_UDP_GRO is looked at: with it, UDP as
+ * the innermost protocol parses too (tgc_pkt_is_udp(): tcp_off is the UDP header, seq and tcp_flags are 0, the
+ * payload is what the IP length leaves after the 8-byte header; the UDP length field and checksum are rules of
+ * tgc_decide(), so a bad one still finds its flow). Without it, UDP is TGC_R_NOT_TCP, as tgc_parse() says.
+ */
+unsigned int tgc_parse_in(const tgc_u8 *hdr, tgc_u32 hdr_len, tgc_u32 pkt_len, unsigned int encap, unsigned int in,
+			  struct tgc_pkt *out);
+
+/*
+ * tgc_parse_as - tgc_parse() as an engine set up with @engine_flags parses a segment with the caller's @in bits:
+ * tgc_parse_mode() and tgc_parse_in() in one (an engine with TGC_ENGINE_IPV4_OPTIONS that also does UDP GRO).
+ */
+unsigned int tgc_parse_as(const tgc_u8 *hdr, tgc_u32 hdr_len, tgc_u32 pkt_len, unsigned int encap,
+			  tgc_u32 engine_flags, unsigned int in, struct tgc_pkt *out);
+
+/* Bytes of a UDP header (RFC 768). A TCP header has at least 20, so the header span tells the two apart. */
+#define TGC_UDP_HLEN 8u
+
+/* tgc_pkt_is_udp - 1 when @pkt (from tgc_parse_in() with TGC_IN_UDP_GRO) is a UDP datagram, else 0. */
+static inline int tgc_pkt_is_udp(const struct tgc_pkt *pkt)
+{
+	return pkt->payload_off - pkt->tcp_off == TGC_UDP_HLEN;
+}
+
+/*
  * tgc_hdr_need - how many bytes from the outer network header tgc_parse() needs to see, given the @hdr_len bytes
- * at @hdr seen so far: the headers up to the first TCP payload byte, as far as the fields read so far tell. A
+ * at @hdr seen so far: the headers up to the first TCP (or UDP) payload byte, as far as the fields read so far tell. A
  * caller that pulls headers into linear memory in growing steps (the kernel glue: pskb_may_pull) pulls exactly
  * this much and asks again, until the answer is <= what it has (IPv6 extension headers take a step each); never
  * more than TGC_MAX_HDR_BYTES, and never more than @pkt_len. So no payload byte is copied into the linear part,
@@ -339,11 +376,13 @@ struct tgc_completion {
 	tgc_u8  tcpv6;		/* 1: SKB_GSO_TCPV6, 0: SKB_GSO_TCPV4 */
 	tgc_u8  fixedid;	/* 1: SKB_GSO_TCP_FIXEDID (innermost IPv4 ID fixed and DF set: 6.12 GSO needs DF) */
 	tgc_u8  ecn;		/* 1: SKB_GSO_TCP_ECN (CWR in the first segment) */
-	tgc_u8  pad;
+	tgc_u8  udp;		/* 1: a UDP GRO packet: SKB_GSO_UDP_L4 instead of TCPV4/TCPV6 (tcpv6 still tells
+				 * the inner IP version; fixedid and ecn 0, as 6.12's udp_gro_complete_segment) */
 } TGC_ALIGN4;
 TGC_ASSERT(sizeof(struct tgc_completion) == 8 && __alignof__(struct tgc_completion) == 4, "tgc_completion: size 8, align 4");
 TGC_ASSERT(TGC_OFF(tgc_completion, tcp_off) == 0 && TGC_OFF(tgc_completion, csum_offset) == 2 &&
-	   TGC_OFF(tgc_completion, tcpv6) == 4 && TGC_OFF(tgc_completion, fixedid) == 5 && TGC_OFF(tgc_completion, ecn) == 6,
+	   TGC_OFF(tgc_completion, tcpv6) == 4 && TGC_OFF(tgc_completion, fixedid) == 5 && TGC_OFF(tgc_completion, ecn) == 6 &&
+	   TGC_OFF(tgc_completion, udp) == 7,
 	   "tgc_completion: field offsets");
 
 /*
@@ -353,8 +392,9 @@ TGC_ASSERT(TGC_OFF(tgc_completion, tcp_off) == 0 && TGC_OFF(tgc_completion, csum
  * @id_state: the held packet's id_state; @layer: index of this IP layer (0 plain, 1 tunneled inner).
  * Writes the IPv4 total length and header checksum (over its options, if any: TGC_ENGINE_IPV4_OPTIONS packets),
  * or the IPv6 payload length (over its extension headers, which it walks to the TCP header), and the TCP
- * pseudo-header checksum for CHECKSUM_PARTIAL (as tcp4/6_gro_complete do). out->tcp_off counts the IPv4 options
- * or IPv6 extension headers. The outer IPv4 header is the caller's (the kernel's
+ * pseudo-header checksum for CHECKSUM_PARTIAL (as tcp4/6_gro_complete do). A UDP datagram's header gets the UDP
+ * length and, unless it is 0, the pseudo-header checksum (6.12's udp4/6_gro_complete, udp_gro_complete; out->udp
+ * set). out->tcp_off counts the IPv4 options or IPv6 extension headers. The outer IPv4 header is the caller's (the kernel's
  * inet_gro_complete fixes it before calling the tunnel's gro_complete); tgc_fix_ipv4() serves host callers.
  * Returns 0, or -1 when the headers do not parse (nothing written).
  */
@@ -371,6 +411,8 @@ void tgc_fix_ipv4(tgc_u8 *iph, tgc_u16 len);
  * tgc_tcp_csum_ok - verify the TCP checksum of a segment whose bytes are all at @hdr (host tools, tests, the
  * engine on devices without checksum help). @pkt from tgc_parse(), @len >= pkt->payload_off + pkt->payload_len.
  * Returns 1 when the one's-complement sum over pseudo-header, TCP header and payload is correct (RFC 793/9293).
+ * A UDP datagram (tgc_pkt_is_udp()) is checked as UDP; a zero UDP checksum (none sent, RFC 768) gives 1, and
+ * tgc_decide() never merges it (TGC_R_UDP_CSUM0).
  */
 int tgc_tcp_csum_ok(const struct tgc_pkt *pkt, const tgc_u8 *hdr, tgc_u32 len);
 

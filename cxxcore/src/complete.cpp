@@ -20,10 +20,13 @@ extern "C" int tgc_complete(u8 *nh, u32 nh_len, u32 len, u8 id_state, unsigned i
 	if (nh_len < 1 || nh_len > len)
 		return -1;
 	u32 ip_hlen = 0;
+	u8 l4 = 0;
 	if (ip_version(nh) == 4) {
 		// IHL > 5: options an engine with TGC_ENGINE_IPV4_OPTIONS merged through; the checksum covers them.
 		ip_hlen = (nh[0] & 0x0fu) * 4u;
-		if (nh_len < ipv4::kMinLen || ip_hlen < ipv4::kMinLen || nh[ipv4::kProto] != kProtoTCP || len > 0xffff)
+		l4 = nh_len >= ipv4::kMinLen ? nh[ipv4::kProto] : 0;
+		if (nh_len < ipv4::kMinLen || ip_hlen < ipv4::kMinLen || (l4 != kProtoTCP && l4 != kProtoUDP) ||
+		    len > 0xffff)
 			return -1;
 	} else if (ip_version(nh) == 6) {
 		// Through the extension headers tgc_parse() walked (ipv6_gro_complete: the payload length covers them).
@@ -32,10 +35,11 @@ extern "C" int tgc_complete(u8 *nh, u32 nh_len, u32 len, u8 id_state, unsigned i
 		ExtUse use;
 		u8 next = nh[ipv6::kNextHdr];
 		ip_hlen = ipv6::kLen;
-		if (walk_ext(nh, nh_len, &ip_hlen, &next, &use) || next != kProtoTCP)
+		if (walk_ext(nh, nh_len, &ip_hlen, &next, &use) || (next != kProtoTCP && next != kProtoUDP))
 			return -1;
+		l4 = next;
 	}
-	if (!ip_hlen || nh_len < ip_hlen + tcp::kMinLen)
+	if (!ip_hlen || nh_len < ip_hlen + (l4 == kProtoUDP ? udp::kLen : tcp::kMinLen))
 		return -1;
 
 	u8 *th = nh + ip_hlen;
@@ -43,20 +47,26 @@ extern "C" int tgc_complete(u8 *nh, u32 nh_len, u32 len, u8 id_state, unsigned i
 		tgc_fix_ipv4(nh, static_cast<u16>(len));
 	else
 		store16(nh + ipv6::kPayloadLen, static_cast<u16>(len - ipv6::kLen));
+	*out = tgc_completion{};
+	out->tcp_off = static_cast<u16>(ip_hlen);
+	out->tcpv6 = ip_version(nh) == 6;
+	if (l4 == kProtoUDP) {
+		udp_complete(nh, th, len - ip_hlen);
+		out->csum_offset = static_cast<u16>(udp::kCheck);
+		out->udp = 1;
+		return 0;
+	}
 
 	// CHECKSUM_PARTIAL: the field holds the folded pseudo-header sum; the stack (or GSO) adds the rest.
 	store16(th + tcp::kCheck, csum_fold(pseudo_sum(nh, len - ip_hlen, kProtoTCP)));
 
-	out->tcp_off = static_cast<u16>(ip_hlen);
 	out->csum_offset = static_cast<u16>(tcp::kCheck);
-	out->tcpv6 = ip_version(nh) == 6;
 	// SKB_GSO_TCP_FIXEDID only with DF: 6.12's GSO refuses FIXEDID on a DF-clear header, and a GRO packet GSO
 	// cannot segment again would be dropped if forwarded. Fixed IDs with DF clear (L12) still merge; GSO then
 	// numbers the IDs upwards from the first segment's, which is what the wire allows with DF clear.
 	out->fixedid = ip_version(nh) == 4 && (id_state & TGC_ID_FIXED(layer)) &&
 		       (load16(nh + ipv4::kFragOff) & ipv4::kDF);
 	out->ecn = (th[tcp::kFlags] & tcp::kCWR) != 0;
-	out->pad = 0;
 	return 0;
 }
 
@@ -65,7 +75,9 @@ extern "C" int tgc_tcp_csum_ok(const tgc_pkt *pkt, const u8 *hdr, u32 len)
 	const u32 l4_len = pkt->payload_off + pkt->payload_len - pkt->tcp_off;
 	if (len < pkt->payload_off + pkt->payload_len)
 		return 0;
-	u32 sum = pseudo_sum(hdr + pkt->inner_off, l4_len, kProtoTCP);
+	if (is_udp(pkt) && load16(hdr + pkt->tcp_off + udp::kCheck) == 0)
+		return 1; // no checksum sent: nothing to verify (decide() never merges it)
+	u32 sum = pseudo_sum(hdr + pkt->inner_off, l4_len, is_udp(pkt) ? kProtoUDP : kProtoTCP);
 	sum = csum_add_bytes(sum, hdr + pkt->tcp_off, l4_len);
 	return csum_fold(sum) == 0xffff;
 }

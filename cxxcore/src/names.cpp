@@ -10,7 +10,7 @@ constexpr const char *kReasonNames[] = {
 	"df",	  "ip_id",     "flags",	     "window",	 "ack",	    "options", "seq",	     "mss",
 	"size",	  "end",       "short",	     "no_payload", "csum",  "upper",   "nomerge",  "foreign", "padding",
 	"ip_len", "ip_flags", "ipv6_ext", "decrypted", "udp_encap", "outer_id",
-	"ext_limit", "ip_opt_diff",
+	"ext_limit", "ip_opt_diff", "udp_len", "udp_csum0",
 };
 static_assert(sizeof(kReasonNames) / sizeof(kReasonNames[0]) == TGC_R_COUNT, "one name per enum tgc_reason");
 } // namespace

@@ -6,6 +6,7 @@
 
 #include "checksum.hpp"
 #include "headers.hpp"
+#include "udp.hpp"
 
 namespace tungro {
 
@@ -213,8 +214,11 @@ __attribute__((always_inline)) static inline unsigned parse_ip(const u8 *hdr, u3
 	return TGC_R_MALFORMED;
 }
 
-// tgc_parse_mode(), inline: the receive loop runs it on every segment (one copy of the code, two call sites).
-static inline unsigned parse(const u8 *hdr, u32 hdr_len, u32 pkt_len, unsigned int encap, u32 mode, tgc_pkt *out)
+// tgc_parse_mode()/tgc_parse_in(), inline: the receive loop runs it on every segment (one copy of the code, two
+// call sites). @mode: TGC_ENGINE_* flags (TGC_ENGINE_IPV4_OPTIONS); @udp: the caller allows UDP GRO
+// (TGC_IN_UDP_GRO), so UDP parses too (udp.hpp).
+static inline unsigned parse(const u8 *hdr, u32 hdr_len, u32 pkt_len, unsigned int encap, u32 mode, tgc_pkt *out,
+			     bool udp = false)
 {
 	if (!hdr || hdr_len > pkt_len)
 		return TGC_R_MALFORMED;
@@ -260,27 +264,34 @@ static inline unsigned parse(const u8 *hdr, u32 hdr_len, u32 pkt_len, unsigned i
 			return TGC_R_NESTED;
 		nlayers = 2;
 	}
-	if (inner.next != kProtoTCP)
-		return TGC_R_NOT_TCP;
-
 	const u32 tcp_off = inner_off + inner.hlen;
-	if (tcp_off + tcp::kMinLen > hdr_len || tcp_off + tcp::kMinLen > inner.end)
-		return TGC_R_MALFORMED;
-	const u32 thlen = (hdr[tcp_off + tcp::kDoff] >> 4) * 4u;
-	if (thlen < tcp::kMinLen || tcp_off + thlen > inner.end || tcp_off + thlen > hdr_len)
-		return TGC_R_MALFORMED;
-	// Only IPv4 options take headers past the view the engine keeps per flow (SIT: 60 + 40 + 64 + 60 bytes).
+	const bool is_udp = udp && inner.next == kProtoUDP;
+	u32 thlen = udp::kLen;
+	if (is_udp) {
+		r = parse_udp(hdr_len, tcp_off, inner.end);
+		if (r)
+			return r;
+	} else {
+		if (inner.next != kProtoTCP)
+			return TGC_R_NOT_TCP;
+		if (tcp_off + tcp::kMinLen > hdr_len || tcp_off + tcp::kMinLen > inner.end)
+			return TGC_R_MALFORMED;
+		thlen = (hdr[tcp_off + tcp::kDoff] >> 4) * 4u;
+		if (thlen < tcp::kMinLen || tcp_off + thlen > inner.end || tcp_off + thlen > hdr_len)
+			return TGC_R_MALFORMED;
+	}
+	// Only IPv4 options take headers past the view the engine keeps per flow.
 	if (tcp_off + thlen > TGC_MAX_HDR_BYTES)
 		return TGC_R_IP_OPTIONS;
 
-	out->seq = load32(hdr + tcp_off + tcp::kSeq);
+	out->seq = is_udp ? 0 : load32(hdr + tcp_off + tcp::kSeq);
 	out->payload_len = inner.end - (tcp_off + thlen);
 	out->inner_off = static_cast<u16>(inner_off);
 	out->tcp_off = static_cast<u16>(tcp_off);
 	out->payload_off = static_cast<u16>(tcp_off + thlen);
 	out->encap = static_cast<u8>(encap);
 	out->inner_version = static_cast<u8>(ip_version(hdr + inner_off));
-	out->tcp_flags = hdr[tcp_off + tcp::kFlags];
+	out->tcp_flags = is_udp ? 0 : hdr[tcp_off + tcp::kFlags];
 	out->nlayers = nlayers;
 	out->padded = padded;
 	out->l3_flush = outer.flush ? outer.flush : inner.flush;

@@ -35,7 +35,8 @@ template <class Ops> static inline void receive(const tgc_seg *seg, u32 in, u32 
 	tgc_held held{};
 
 	clear_result(r);
-	const unsigned refused = parse(seg->hdr, seg->hdr_len, seg->pkt_len, seg->encap, mode, &r->pkt);
+	const unsigned refused = parse(seg->hdr, seg->hdr_len, seg->pkt_len, seg->encap, mode, &r->pkt,
+				       in & TGC_IN_UDP_GRO);
 	if (refused) {
 		// Passed up unmerged. When the outer layer refused it too (the kernel's inet_gro_receive flagged it), the
 		// kernel's TCP GRO still finds its flow: that flow's held packet goes up first and the flow keeps its
@@ -73,7 +74,7 @@ template <class Ops> static inline void receive(const tgc_seg *seg, u32 in, u32 
 	decide(&r->pkt, seg->hdr, r->held ? &held : nullptr, in & kDecideBits, &r->v);
 	if (r->v.action != TGC_MERGE)
 		return;
-	r->flags_off = static_cast<u16>(r->pkt.tcp_off + TGC_TCP_FLAGS_OFF);
+	r->flags_off = is_udp(&r->pkt) ? 0 : static_cast<u16>(r->pkt.tcp_off + TGC_TCP_FLAGS_OFF); // UDP: no flags
 	if (ops.append(r->held, r) != 0) {
 		// The buffers could not take it: the same segment, decided as one that may not merge.
 		r->retried = 1;

@@ -5,6 +5,7 @@
 #define TUNGRO_RULES_HPP
 
 #include "headers.hpp"
+#include "udp.hpp"
 
 namespace tungro {
 
@@ -68,6 +69,36 @@ static inline unsigned l3_flush(const u8 *nh, const u8 *held, u16 count, unsigne
 	return offset == expected ? TGC_R_NONE : TGC_R_IP_ID;
 }
 
+// The layer-3 flush checks of every IP layer against the held packet (TCP and UDP alike: 6.12 runs them in
+// tcp_gro_receive and udp_gro_receive_segment through gro_receive_network_flush).
+static inline unsigned layers_flush(const tgc_pkt *pkt, const u8 *hdr, const tgc_held *held, u8 *id_state)
+{
+	unsigned r = l3_flush(hdr, held->hdr, held->count, 0, id_state);
+	// Counted apart: the one layer-3 rule where 6.18 (tungro) merges less than 6.12 (L11). (IP_ID: an IPv4 layer.)
+	if (r == TGC_R_IP_ID && pkt->nlayers == 2 && (load16(hdr + ipv4::kFragOff) & ipv4::kDF))
+		r = TGC_R_OUTER_ID;
+	if (!r && pkt->nlayers == 2)
+		r = l3_flush(hdr + pkt->inner_off, held->hdr + pkt->inner_off, held->count, 1, id_state);
+	return r;
+}
+
+// A UDP datagram against the held packet of its flow (same addresses and ports: same_flow), as 6.12's
+// udp_gro_receive_segment: the layer-3 checks, then a datagram longer than the held gso_size never joins (the
+// held packet ends; a shorter one joins and ends it, decide()), and the aggregate stays below 64 KiB.
+static inline unsigned udp_merge_flush(const tgc_pkt *pkt, const u8 *hdr, const tgc_held *held, u8 *id_state)
+{
+	if (held->hdr_len < pkt->payload_off)
+		return TGC_R_MALFORMED;
+	const unsigned r = layers_flush(pkt, hdr, held, id_state);
+	if (r)
+		return r;
+	if (pkt->payload_len > held->gso_size)
+		return TGC_R_MSS;
+	if (held->total_len + pkt->payload_len >= TGC_MAX_GRO_BYTES)
+		return TGC_R_SIZE;
+	return TGC_R_NONE;
+}
+
 // Every rule that keeps a segment from joining the held packet, in the kernel's order of importance.
 static inline unsigned merge_flush(const tgc_pkt *pkt, const u8 *hdr, const tgc_held *held, u8 *id_state)
 {
@@ -90,12 +121,7 @@ static inline unsigned merge_flush(const tgc_pkt *pkt, const u8 *hdr, const tgc_
 	if (!words_equal(th + tcp::kMinLen, th2 + tcp::kMinLen, thlen - tcp::kMinLen))
 		return TGC_R_OPTIONS;
 
-	unsigned r = l3_flush(hdr, held->hdr, held->count, 0, id_state);
-	// Counted apart: the one layer-3 rule where 6.18 (tungro) merges less than 6.12 (L11). (IP_ID: an IPv4 layer.)
-	if (r == TGC_R_IP_ID && pkt->nlayers == 2 && (load16(hdr + ipv4::kFragOff) & ipv4::kDF))
-		r = TGC_R_OUTER_ID;
-	if (!r && pkt->nlayers == 2)
-		r = l3_flush(hdr + pkt->inner_off, held->hdr + pkt->inner_off, held->count, 1, id_state);
+	const unsigned r = layers_flush(pkt, hdr, held, id_state);
 	if (r)
 		return r;
 
@@ -137,7 +163,8 @@ static inline int same_flow(const tgc_pkt *pkt, const u8 *hdr, const u8 *held_hd
 // tgc_decide(), inline for the receive loop.
 static inline void decide(const tgc_pkt *pkt, const u8 *hdr, const tgc_held *held, unsigned int in, tgc_verdict *v)
 {
-	const bool ends = pkt->tcp_flags & kEndFlags;
+	const bool ends = pkt->tcp_flags & kEndFlags; // 0 for UDP (no flags)
+	const bool udp = is_udp(pkt);
 	unsigned r = TGC_R_NONE;
 
 	v->flush_held = 0;
@@ -155,12 +182,14 @@ static inline void decide(const tgc_pkt *pkt, const u8 *hdr, const tgc_held *hel
 		r = TGC_R_PADDING;
 	else if (pkt->l3_flush)
 		r = pkt->l3_flush;
+	else if (udp && udp_refusal(pkt, hdr))
+		r = udp_refusal(pkt, hdr);
 	else if (held && (in & TGC_IN_DECRYPTED))
 		r = TGC_R_DECRYPTED;
 	else if (held && (in & TGC_IN_NOMERGE))
 		r = TGC_R_NOMERGE;
 	else if (held)
-		r = merge_flush(pkt, hdr, held, &v->id_state);
+		r = udp ? udp_merge_flush(pkt, hdr, held, &v->id_state) : merge_flush(pkt, hdr, held, &v->id_state);
 
 	if (!r && held) {
 		v->action = TGC_MERGE;
@@ -169,7 +198,7 @@ static inline void decide(const tgc_pkt *pkt, const u8 *hdr, const tgc_held *hel
 		// Same rule as tgc_complete(): the innermost IPv4 ID fixed, and DF set (6.12's GSO needs DF for FIXEDID).
 		const u8 *inner = hdr + pkt->inner_off;
 		const unsigned layer = pkt->nlayers - 1u;
-		v->fixedid = ip_version(inner) == 4 && (v->id_state & TGC_ID_FIXED(layer)) &&
+		v->fixedid = !udp && ip_version(inner) == 4 && (v->id_state & TGC_ID_FIXED(layer)) &&
 			     (load16(inner + ipv4::kFragOff) & ipv4::kDF);
 		// The merged segment ends the packet: PSH/FIN/URG/RST/SYN, or it is shorter than the MSS (a GSO
 		// segment: its length is not a whole number of gso_size segments).
@@ -179,6 +208,9 @@ static inline void decide(const tgc_pkt *pkt, const u8 *hdr, const tgc_held *hel
 		} else if (short_of_mss(pkt, held->gso_size)) {
 			v->flush_held = 1;
 			v->reason = TGC_R_SHORT;
+		} else if (udp && held->count + 1u >= udp::kMaxCount) {
+			v->flush_held = 1; // 6.12 completes a UDP GRO packet of UDP_GRO_CNT_MAX datagrams
+			v->reason = TGC_R_SIZE;
 		} else {
 			v->reason = TGC_R_NONE;
 		}
@@ -193,8 +225,11 @@ static inline void decide(const tgc_pkt *pkt, const u8 *hdr, const tgc_held *hel
 	// Held as a new flow unless it can never start one: a segment that ends a packet, or one refused for what it
 	// is rather than for how it differs from the held packet. A GSO segment not made of whole MSS segments ends
 	// its GRO packet at once (6.12 flushes it), so it is passed too.
+	// A datagram refused for its layer-3 fields starts a new packet, as a TCP segment does (U03: "2 and the
+	// rest"; 6.12's udp_gro_receive_segment passes it alone and holds the next one).
 	if (r == TGC_R_UPPER || r == TGC_R_CSUM || r == TGC_R_NO_PAYLOAD || r == TGC_R_PADDING ||
-	    r == TGC_R_IP_LEN || r == TGC_R_IP_FLAGS || ends || (pkt->gso_size && short_of_mss(pkt, pkt->gso_size)))
+	    r == TGC_R_IP_LEN || r == TGC_R_IP_FLAGS || r == TGC_R_UDP_LEN || r == TGC_R_UDP_CSUM0 || ends ||
+	    (pkt->gso_size && short_of_mss(pkt, pkt->gso_size)))
 		v->action = TGC_PASS;
 	else
 		v->action = TGC_HOLD;

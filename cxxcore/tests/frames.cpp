@@ -96,6 +96,8 @@ size_t v6_len(const V6 &h)
 	return n;
 }
 
+void put_tcp(std::vector<uint8_t> &b, size_t th, size_t thlen, size_t l4, uint32_t sum, const Segment &s);
+
 } // namespace
 
 Segment ipip()
@@ -123,6 +125,12 @@ Segment plain4()
 Segment ip4ip6() { return ipip_as(Encap::IP4IP6); }
 Segment ip6ip6() { return ipip_as(Encap::IP6IP6); }
 bool is_tunnel(Encap e) { return e != Encap::Plain4 && e != Encap::Plain6; }
+Segment as_udp(Segment s, uint32_t payload)
+{
+	s.udp.on = true;
+	s.payload_len = payload;
+	return s;
+}
 
 std::vector<uint8_t> dsr_option(uint8_t v)
 {
@@ -145,11 +153,12 @@ std::vector<uint8_t> wrap_ipv4(const std::vector<uint8_t> &inner, uint8_t proto)
 
 std::vector<uint8_t> build(const Segment &s)
 {
-	const size_t thlen = s.tcp.options.size() + 20;
+	const uint8_t l4proto = s.udp.on ? 17 : 6;
+	const size_t thlen = s.udp.on ? 8 : s.tcp.options.size() + 20;
 	const size_t l4 = thlen + s.payload_len;
 	std::vector<uint8_t> b;
 	size_t inner_at = 0;
-	uint8_t inner_proto = s.inner_proto_override ? s.inner_proto_override : 6;
+	uint8_t inner_proto = s.inner_proto_override ? s.inner_proto_override : l4proto;
 	const bool v6_inner = s.encap == Encap::SIT || s.encap == Encap::Plain6 || s.encap == Encap::IP6IP6;
 	V4 in4 = s.inner4;
 	V6 in6 = s.inner6;
@@ -177,12 +186,42 @@ std::vector<uint8_t> build(const Segment &s)
 		break;
 	}
 	if (is_tunnel(s.encap))
-		inner_at = v6_inner ? put_v6(b, in6, l4, 6) : put_v4(b, in4, static_cast<uint16_t>(inner_len), 6);
+		inner_at = v6_inner ? put_v6(b, in6, l4, l4proto)
+				    : put_v4(b, in4, static_cast<uint16_t>(inner_len), l4proto);
 
 	const size_t th = b.size();
 	b.resize(th + l4, 0);
 	put16(b, th, s.tcp.sport);
 	put16(b, th + 2, s.tcp.dport);
+	for (uint32_t i = 0; i < s.payload_len; i++)
+		b[th + thlen + i] = static_cast<uint8_t>((s.tcp.seq + i) * 7 + s.payload_seed);
+	// TCP/UDP checksum over the pseudo-header of the innermost IP header (RFC 9293 3.1, RFC 768, RFC 8200 8.1).
+	uint32_t sum = 0;
+	if (v6_inner)
+		sum = sum16(&b[inner_at + 8], 32);
+	else
+		sum = sum16(&b[inner_at + 12], 8);
+	sum += l4proto + static_cast<uint32_t>(l4);
+	if (s.udp.on) {
+		put16(b, th + 4, static_cast<uint16_t>(l4 + s.udp.len_delta));
+		uint16_t c = static_cast<uint16_t>(~fold(sum16(&b[th], l4, sum)));
+		if (s.bad_tcp_csum)
+			c ^= 0x5a5a;
+		put16(b, th + 6, s.udp.zero_csum ? 0 : c ? c : 0xffff); // a computed 0 is sent as 0xffff (RFC 768)
+	} else {
+		put_tcp(b, th, thlen, l4, sum, s);
+	}
+	if (is_tunnel(s.encap))
+		b.resize(b.size() + s.inner_padding, 0);
+	b.resize(b.size() + s.padding, 0);
+	return b;
+}
+
+namespace {
+// The TCP header at @th (@thlen bytes, @l4 with the payload already there), its checksum from @sum (the
+// pseudo-header's).
+void put_tcp(std::vector<uint8_t> &b, size_t th, size_t thlen, size_t l4, uint32_t sum, const Segment &s)
+{
 	put32(b, th + 4, s.tcp.seq);
 	put32(b, th + 8, s.tcp.ack);
 	b[th + 12] = static_cast<uint8_t>((s.tcp.doff_override ? s.tcp.doff_override : thlen / 4) << 4);
@@ -190,26 +229,12 @@ std::vector<uint8_t> build(const Segment &s)
 	put16(b, th + 14, s.tcp.window);
 	for (size_t i = 0; i < s.tcp.options.size(); i++)
 		b[th + 20 + i] = s.tcp.options[i];
-	for (uint32_t i = 0; i < s.payload_len; i++)
-		b[th + thlen + i] = static_cast<uint8_t>((s.tcp.seq + i) * 7 + s.payload_seed);
-
-	// TCP checksum over the pseudo-header of the innermost IP header (RFC 9293 3.1 / RFC 8200 8.1).
-	uint32_t sum = 0;
-	if (v6_inner)
-		sum = sum16(&b[inner_at + 8], 32);
-	else
-		sum = sum16(&b[inner_at + 12], 8);
-	sum += 6 + static_cast<uint32_t>(l4);
 	uint16_t c = static_cast<uint16_t>(~fold(sum16(&b[th], l4, sum)));
 	if (s.bad_tcp_csum)
 		c ^= 0x5a5a;
 	put16(b, th + 16, c);
-
-	if (is_tunnel(s.encap))
-		b.resize(b.size() + s.inner_padding, 0);
-	b.resize(b.size() + s.padding, 0);
-	return b;
 }
+} // namespace
 
 std::vector<Segment> train(const Segment &first, unsigned n, int outer_id_step)
 {

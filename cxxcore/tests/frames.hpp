@@ -71,6 +71,14 @@ struct Tcp {
 	uint8_t doff_override = 0;    // 0: natural
 };
 
+// A UDP datagram instead of a TCP segment: ports from Tcp (sport/dport), payload bytes from Tcp::seq as for TCP
+// (train() still advances it, so datagrams differ), correct length and checksum unless a test breaks them.
+struct Udp {
+	bool on = false;
+	int32_t len_delta = 0;  // added to the UDP length field only (U length rules, malformed variants)
+	bool zero_csum = false; // no checksum sent (0, RFC 768): U05
+};
+
 struct Segment {
 	Encap encap = Encap::IPIP;
 	V4 outer;      // the outer IPv4 header (or the only one for Plain4)
@@ -78,12 +86,13 @@ struct Segment {
 	V4 inner4;     // inner IPv4 (IPIP)
 	V6 inner6;     // inner IPv6 (SIT) or the only header (Plain6)
 	Tcp tcp;
+	Udp udp;
 	uint32_t payload_len = 1400;
 	uint8_t payload_seed = 0;
 	int32_t outer_len_delta = 0; // added to the outer length field only (M02/M03)
 	uint32_t padding = 0;        // trailing bytes not covered by any length (M03)
 	uint32_t inner_padding = 0;  // tunnels: bytes the outer length covers after the inner packet (K03)
-	bool bad_tcp_csum = false;
+	bool bad_tcp_csum = false; // the TCP (or UDP) checksum
 	uint8_t inner_proto_override = 0; // e.g. 1 (ICMP), 4 (nested IPIP)
 };
 
@@ -96,6 +105,8 @@ Segment plain4();
 Segment ip4ip6();
 Segment ip6ip6();
 bool is_tunnel(Encap e);
+// @s as a UDP datagram of @payload bytes (the case file's U cases: 1200), the ports of Tcp.
+Segment as_udp(Segment s, uint32_t payload = 1200);
 
 // @inner (from its outer network header) in one more IPv4 header of protocol @proto (nesting, X08/M06).
 std::vector<uint8_t> wrap_ipv4(const std::vector<uint8_t> &inner, uint8_t proto);

@@ -111,7 +111,7 @@ tgc_verdict MiniGro::receive(const std::vector<uint8_t> &frame_in, unsigned enca
 	seg.data = data;
 	seg.hdr_len = hdr_len;
 	seg.pkt_len = pkt_len;
-	seg.in = csum_help_ ? 0 : TGC_IN_CSUM_CHECK;
+	seg.in = in_ | (csum_help_ ? 0 : TGC_IN_CSUM_CHECK);
 	seg.hash = hash;
 	seg.time = time;
 	seg.encap = static_cast<uint8_t>(encap);

@@ -52,6 +52,7 @@ public:
 	tgc_verdict receive(const std::vector<uint8_t> &frame, unsigned encap, uint32_t hash = 0, uint32_t time = 0,
 			    uint64_t tag = 0);
 	void receive_all(const std::vector<std::vector<uint8_t>> &frames);
+	void set_input(uint32_t in) { in_ = in; } // TGC_IN_* bits for every later segment (TGC_IN_UDP_GRO)
 	void flush();                      // end of the NAPI poll: complete held packets, bucket by bucket, oldest first
 	void flush_before(uint32_t time);  // budget used up: only what arrived before time
 
@@ -71,6 +72,7 @@ private:
 	unsigned encap_;
 	bool csum_help_;
 	unsigned align_;
+	uint32_t in_ = 0;
 	std::unique_ptr<uint64_t[]> mem_;  // the engine's memory (8-aligned)
 	tgc_engine *engine_ = nullptr;
 	std::vector<Delivered> out_;

@@ -148,16 +148,7 @@ void expect_valid_gro_packet(const Delivered &d, unsigned encap, const Frames &i
 	EXPECT_EQ(p.payload_len, d.segs * 1400u);
 	EXPECT_EQ(d.completion.tcp_off, p.tcp_off - p.inner_off);
 	EXPECT_EQ(d.completion.tcpv6, p.inner_version == 6 ? 1 : 0);
-	// The device's part of CHECKSUM_PARTIAL: sum from the TCP header on, over the pseudo-header sum left there.
-	uint32_t sum = 0;
-	for (size_t i = p.tcp_off; i + 1 < b.size(); i += 2)
-		sum += (b[i] << 8) | b[i + 1];
-	if ((b.size() - p.tcp_off) & 1)
-		sum += b.back() << 8;
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	b[p.tcp_off + 16] = static_cast<uint8_t>(~sum >> 8);
-	b[p.tcp_off + 17] = static_cast<uint8_t>(~sum);
+	finish_partial_csum(b, p.tcp_off, 16);
 	EXPECT_TRUE(tgc_tcp_csum_ok(&p, b.data(), b.size()));
 	ASSERT_EQ(d.seqs.size(), d.segs);
 	for (unsigned k = 0; k < d.segs; k++) {

@@ -39,6 +39,22 @@ inline std::vector<unsigned> gro_counts(const std::vector<frames::Segment> &segs
 
 using Counts = std::vector<unsigned>;
 
+// The device's part of CHECKSUM_PARTIAL on a completed GRO packet @b: the one's-complement sum from the L4 header
+// at @l4_off to the end, over the pseudo-header sum the core left in the checksum field at @csum_off (from the L4
+// header: 16 TCP, 6 UDP), written there complemented. Then tgc_tcp_csum_ok() must accept the packet.
+inline void finish_partial_csum(std::vector<uint8_t> &b, size_t l4_off, size_t csum_off)
+{
+	uint32_t sum = 0;
+	for (size_t i = l4_off; i + 1 < b.size(); i += 2)
+		sum += (b[i] << 8) | b[i + 1];
+	if ((b.size() - l4_off) & 1)
+		sum += b.back() << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	b[l4_off + csum_off] = static_cast<uint8_t>(~sum >> 8);
+	b[l4_off + csum_off + 1] = static_cast<uint8_t>(~sum);
+}
+
 // The offload path's model on tgc_receive(): the kernel's GRO list of one NAPI poll as a list of held packets
 // (first segment's headers, counts), every segment through the shared receive loop, everything held completed at
 // the end in hold order. Each header view is its own exact allocation (ASan). Returns the segment count of each

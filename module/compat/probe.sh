@@ -52,4 +52,8 @@ have NET_HOTDATA '\<gro_normal_batch;' "$src/include/net/hotdata.h"
 # exported to modules (6.12); 6.1 declares it in <linux/mm.h> but does not export it
 have EXPORT_IS_VMALLOC_OR_MODULE_ADDR '[[:space:]]is_vmalloc_or_module_addr[[:space:]]' \
 	"$obj/Module.symvers"
+# inet_get_iif_sdif()/inet6_get_iif_sdif() in <net/gro.h> (6.12; 6.1's UDP GRO lookup reads inet_iif())
+have INET_GET_IIF_SDIF '\<inet_get_iif_sdif\(' "$gro"
+# the UDP socket table per netns, net->ipv4.udp_table (6.12; 6.1 has the one global udp_table)
+have NETNS_UDP_TABLE '\*[[:space:]]*udp_table;' "$src/include/net/netns/ipv4.h"
 echo "#endif /* TUNGRO_COMPAT_PROBES_H */"

@@ -19,6 +19,7 @@
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <net/gro.h>
+#include <net/udp.h>
 
 #include "probes.h"
 #ifdef TUNGRO_HAVE_NET_HOTDATA
@@ -220,6 +221,48 @@ static inline unsigned int tungro_gro_normal_batch(void)
 	return READ_ONCE(net_hotdata.gro_normal_batch);
 #else
 	return 8;
+#endif
+}
+
+/*
+ * 6.12: inet_get_iif_sdif() and inet6_get_iif_sdif() of <net/gro.h>, the device indexes its UDP
+ * GRO socket lookup uses. 6.1 has neither (its lookup reads inet_iif()/inet6_iif()): the same
+ * rule, as 6.12 writes it, for skbs without a route (the engine's).
+ */
+#ifndef TUNGRO_HAVE_INET_GET_IIF_SDIF
+static inline void tungro_l3_master_iif(const struct sk_buff *skb, int *iif, int *sdif)
+{
+	*sdif = 0;
+#if IS_ENABLED(CONFIG_NET_L3_MASTER_DEV)
+	if (netif_is_l3_slave(skb->dev)) {
+		struct net_device *master = netdev_master_upper_dev_get_rcu(skb->dev);
+
+		*sdif = *iif;
+		*iif = master ? master->ifindex : 0;
+	}
+#endif
+}
+
+static inline void inet_get_iif_sdif(const struct sk_buff *skb, int *iif, int *sdif)
+{
+	*iif = skb->skb_iif ?: skb->dev->ifindex;
+	tungro_l3_master_iif(skb, iif, sdif);
+}
+
+static inline void inet6_get_iif_sdif(const struct sk_buff *skb, int *iif, int *sdif)
+{
+	*iif = skb->dev->ifindex;
+	tungro_l3_master_iif(skb, iif, sdif);
+}
+#endif
+
+/* 6.12: net->ipv4.udp_table (per netns tables). 6.1: the global udp_table of <net/udp.h>. */
+static inline struct udp_table *tungro_udp_table(const struct net *net)
+{
+#ifdef TUNGRO_HAVE_NETNS_UDP_TABLE
+	return net->ipv4.udp_table;
+#else
+	return &udp_table;
 #endif
 }
 

@@ -295,6 +295,8 @@ void engine_unbind(uint64_t bytes);   /* eth0's virtio device unbound from virti
 /* The three engines side by side on the demo's scenarios (README, "The demo"): mib per engine per stream
  * scenario; irqtime: the kernel has CONFIG_IRQ_TIME_ACCOUNTING. Records failures. */
 void demo(unsigned mib, int irqtime);
+/* ---- udpgro.c ---- */
+void demo_udp_gro(void);   /* the demo's UDP_GRO receiver over IPIP, kernel GRO vs tungro's engine (U01) */
 
 /* ---- wstats.c ---- */
 /* Exact one-sided Wilcoxon signed-rank test: P(W+ <= observed) under H0 for the paired differences d[0..n-1]

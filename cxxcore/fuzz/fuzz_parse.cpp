@@ -46,7 +46,9 @@ void check_need(const uint8_t *view, uint32_t hl, uint32_t n, unsigned encap, un
 	for (unsigned step = 0;; step++) {
 		const uint32_t need = tgc_hdr_need(view, have, n, encap);
 		FUZZ_CHECK(need <= TGC_MAX_HDR_BYTES && need <= n, "hdr_need %u of a %u-byte segment", need, n);
-		FUZZ_CHECK(step < 16, "hdr_need does not converge (%u bytes)", need);
+		// Steps: per IP layer its first byte and its header, two per extension header (its length, then the rest
+		// of it), the L4 header's fixed part and its options: each step grows the view.
+		FUZZ_CHECK(step < 2 * 2 + 2 * TGC_MAX_EXT_HDRS + 2 * 2, "hdr_need does not converge (%u bytes)", need);
 		if (need <= have || need > hl)
 			break;
 		have = need;

@@ -50,7 +50,7 @@ struct tungro_rxq {
 	struct sk_buff_head input;	/* filled by the rx_handler (any CPU), under input.lock */
 	struct tungro_dev *td;
 	struct tgc_engine *engine;	/* in mem: buckets x flows held packets */
-	u32 flags;			/* its TGC_ENGINE_* (for tgc_parse_mode()) */
+	u32 flags;			/* its TGC_ENGINE_* (for tgc_parse_as()) */
 	void *mem;
 	struct list_head out;		/* packets to deliver, in order */
 	unsigned int out_pkts, out_segs;

@@ -93,7 +93,8 @@ u32 tungro_udp_gro_in(struct sk_buff *skb, const struct tgc_seg *seg)
 
 	/* 6.12: a packet encapsulated locally in a tunnel it did not see is never merged */
 	if (!tungro_udp_gro_possible(skb->dev) || skb->encapsulation ||
-	    tgc_parse_in(seg->hdr, seg->hdr_len, seg->pkt_len, seg->encap, TGC_IN_UDP_GRO, &pkt) ||
+	    tgc_parse_as(seg->hdr, seg->hdr_len, seg->pkt_len, seg->encap, 0, TGC_IN_UDP_GRO,
+			 &pkt) ||
 	    !tgc_pkt_is_udp(&pkt))
 		return 0;
 	uh = (const struct udphdr *)(seg->hdr + pkt.tcp_off);

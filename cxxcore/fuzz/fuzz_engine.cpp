@@ -17,7 +17,7 @@
 //   - the engine's held lengths, counts, id_state and counters agree with the harness's model;
 //   - tgc_flow_of locates a refused segment's flow inside the view, with tgc_parse's layout when both succeed;
 //   - verdicts are well formed (one action; MERGE and flush_held only with a held packet);
-//   - every completed GRO packet re-parses with tgc_parse_mode (the engine's flags) to the same flow, first seq and payload length; its IPv4
+//   - every completed GRO packet re-parses with tgc_parse_as (the engine's flags) to the same flow, first seq and payload length; its IPv4
 //     header checksums are valid, its length is <= 65535, and finishing its CHECKSUM_PARTIAL TCP checksum as a
 //     device would gives a checksum tgc_tcp_csum_ok accepts.
 #include <algorithm>
@@ -354,7 +354,7 @@ private:
 	}
 
 	unsigned align_;
-	uint32_t mode_; // the engine's flags: tgc_parse_mode() sees segments as the engine does
+	uint32_t mode_; // the engine's flags: tgc_parse_as() sees segments as the engine does
 	Delivery &out_;
 	bool nomerge_ = false;
 	std::unique_ptr<uint64_t[]> mem_;

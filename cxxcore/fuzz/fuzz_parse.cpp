@@ -1,7 +1,7 @@
 // fuzz_parse: libFuzzer harness of the core's building blocks on one segment at a time: header parsing
 // (tgc_parse, tgc_hdr_need, tgc_flow_of), flow identity (tgc_same_flow, tgc_flow_hash), the verdict (tgc_decide
 // against the previous segment as the held packet), checksums (tgc_tcp_csum_ok) and the completion fixups
-// (tgc_complete, tgc_finish, tgc_fix_ipv4), and tgc_parse_mode's IPv4-options mode against tgc_parse. Input:
+// (tgc_complete, tgc_finish, tgc_fix_ipv4), and tgc_parse_as's IPv4-options mode against tgc_parse. Input:
 // records as fuzz_input.hpp; the repeat byte is read here as the held packet's segment count and id_state for
 // tgc_decide, and its bit 0x40 as TGC_IN_UDP_GRO (UDP parses, decides and completes as UDP; without it UDP is
 // TGC_R_NOT_TCP, as tgc_parse says). Every view is an exact heap allocation (ASan).
@@ -57,7 +57,7 @@ void check_need(const uint8_t *view, uint32_t hl, uint32_t n, unsigned encap, un
 		return;
 	FUZZ_CHECK(have >= full.payload_off, "hdr_need stops at %u, the headers end at %u", have, full.payload_off);
 	tgc_pkt p;
-	const unsigned r = tgc_parse_in(view, have, n, encap, in, &p);
+	const unsigned r = tgc_parse_as(view, have, n, encap, 0, in, &p);
 	FUZZ_CHECK(r == TGC_R_NONE && std::memcmp(&p, &full, sizeof(p)) == 0,
 		   "parse through %u pulled bytes: %s, through %u: none", have, tgc_reason_name(r), hl);
 }
@@ -148,7 +148,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		tgc_pkt pkt;
 		std::memset(&pkt, 0xa5, sizeof(pkt));
 		const unsigned in = repeat & kRepeatUdp ? TGC_IN_UDP_GRO : 0;
-		const unsigned r = tgc_parse_in(view.p, hl, n, encap, in, &pkt);
+		const unsigned r = tgc_parse_as(view.p, hl, n, encap, 0, in, &pkt);
 		FUZZ_CHECK(r < TGC_R_COUNT && tgc_reason_name(r)[0] != '?', "parse reason %u", r);
 		{
 			// The input bit changes nothing but UDP: tgc_parse gives the same answer for everything else.

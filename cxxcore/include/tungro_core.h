@@ -253,7 +253,7 @@ TGC_ASSERT(TGC_OFF(tgc_held, hdr) == 0 && TGC_OFF(tgc_held, hdr_len) == TGC_PTR 
 					 * ports, or no socket and NETIF_F_GRO_UDP_FWD, or NETIF_F_GRO_FRAGLIST). Without
 					 * it UDP is TGC_R_NOT_TCP, as before; with it the core applies every rule
 					 * (layer-3 checks, length, checksum, gso_size). tgc_receive()/engine/
-					 * tgc_parse_in() only. */
+					 * tgc_parse_as() only. */
 
 /* What to do with a segment. Exactly one of MERGE, HOLD, PASS; flush_held may come with any of them. */
 enum tgc_action {
@@ -296,25 +296,13 @@ unsigned int tgc_parse(const tgc_u8 *hdr, tgc_u32 hdr_len, tgc_u32 pkt_len, unsi
 		       struct tgc_pkt *out);
 
 /*
- * tgc_parse_mode - tgc_parse() as an engine set up with @engine_flags parses: with TGC_ENGINE_IPV4_OPTIONS, IPv4
- * headers with safe options parse (their rules at TGC_ENGINE_IPV4_OPTIONS); other bits are ignored. For callers
- * that look at a segment the way their engine will (the glue's checksum check, host tools).
- */
-unsigned int tgc_parse_mode(const tgc_u8 *hdr, tgc_u32 hdr_len, tgc_u32 pkt_len, unsigned int encap,
-			    tgc_u32 engine_flags, struct tgc_pkt *out);
-
-/*
- * tgc_parse_in - tgc_parse() with the caller's TGC_IN_* bits; only TGC_IN_UDP_GRO is looked at: with it, UDP as
- * the innermost protocol parses too (tgc_pkt_is_udp(): tcp_off is the UDP header, seq and tcp_flags are 0, the
- * payload is what the IP length leaves after the 8-byte header; the UDP length field and checksum are rules of
- * tgc_decide(), so a bad one still finds its flow). Without it, UDP is TGC_R_NOT_TCP, as tgc_parse() says.
- */
-unsigned int tgc_parse_in(const tgc_u8 *hdr, tgc_u32 hdr_len, tgc_u32 pkt_len, unsigned int encap, unsigned int in,
-			  struct tgc_pkt *out);
-
-/*
- * tgc_parse_as - tgc_parse() as an engine set up with @engine_flags parses a segment with the caller's @in bits:
- * tgc_parse_mode() and tgc_parse_in() in one (an engine with TGC_ENGINE_IPV4_OPTIONS that also does UDP GRO).
+ * tgc_parse_as - tgc_parse() as an engine set up with @engine_flags parses a segment that comes with the caller's
+ * @in bits. @engine_flags: TGC_ENGINE_IPV4_OPTIONS lets IPv4 headers with safe options parse (their rules at
+ * TGC_ENGINE_IPV4_OPTIONS); other bits are ignored. @in: TGC_IN_UDP_GRO lets UDP as the innermost protocol parse
+ * too (tgc_pkt_is_udp(): tcp_off is the UDP header, seq and tcp_flags are 0, the payload is what the IP length
+ * leaves after the 8-byte header; the UDP length field and checksum are rules of tgc_decide(), so a bad one still
+ * finds its flow); without it UDP is TGC_R_NOT_TCP; other bits are ignored. With both 0 it is tgc_parse(). For
+ * callers that look at a segment the way their engine will (the glue's checksum check, host tools, fuzzers).
  */
 unsigned int tgc_parse_as(const tgc_u8 *hdr, tgc_u32 hdr_len, tgc_u32 pkt_len, unsigned int encap,
 			  tgc_u32 engine_flags, unsigned int in, struct tgc_pkt *out);
@@ -322,7 +310,7 @@ unsigned int tgc_parse_as(const tgc_u8 *hdr, tgc_u32 hdr_len, tgc_u32 pkt_len, u
 /* Bytes of a UDP header (RFC 768). A TCP header has at least 20, so the header span tells the two apart. */
 #define TGC_UDP_HLEN 8u
 
-/* tgc_pkt_is_udp - 1 when @pkt (from tgc_parse_in() with TGC_IN_UDP_GRO) is a UDP datagram, else 0. */
+/* tgc_pkt_is_udp - 1 when @pkt (from tgc_parse_as() with TGC_IN_UDP_GRO) is a UDP datagram, else 0. */
 static inline int tgc_pkt_is_udp(const struct tgc_pkt *pkt)
 {
 	return pkt->payload_off - pkt->tcp_off == TGC_UDP_HLEN;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-// tgc_parse/tgc_parse_mode/tgc_parse_in/tgc_parse_as (rules in parse.hpp), tgc_flow_of and tgc_hdr_need: header walks that never read past
+// tgc_parse/tgc_parse_as (rules in parse.hpp), tgc_flow_of and tgc_hdr_need: header walks that never read past
 // hdr_len.
 #include "freestanding.hpp"
 #include "parse.hpp"
@@ -9,18 +9,6 @@ using namespace tungro;
 extern "C" unsigned int tgc_parse(const u8 *hdr, u32 hdr_len, u32 pkt_len, unsigned int encap, tgc_pkt *out)
 {
 	return parse(hdr, hdr_len, pkt_len, encap, 0, out);
-}
-
-extern "C" unsigned int tgc_parse_mode(const u8 *hdr, u32 hdr_len, u32 pkt_len, unsigned int encap, u32 engine_flags,
-				       tgc_pkt *out)
-{
-	return parse(hdr, hdr_len, pkt_len, encap, engine_flags & kParseIPv4Options, out);
-}
-
-extern "C" unsigned int tgc_parse_in(const u8 *hdr, u32 hdr_len, u32 pkt_len, unsigned int encap, unsigned int in,
-				    tgc_pkt *out)
-{
-	return parse(hdr, hdr_len, pkt_len, encap, 0, out, (in & TGC_IN_UDP_GRO) != 0);
 }
 
 extern "C" unsigned int tgc_parse_as(const u8 *hdr, u32 hdr_len, u32 pkt_len, unsigned int encap, u32 engine_flags,
@@ -135,7 +123,7 @@ extern "C" u32 tgc_hdr_need(const u8 *hdr, u32 hdr_len, u32 pkt_len, unsigned in
 		off += hlen;
 	}
 	if (next == kProtoUDP)
-		return upto(off + udp::kLen); // with TGC_IN_UDP_GRO tgc_parse_in() reads the UDP header; no more
+		return upto(off + udp::kLen); // with TGC_IN_UDP_GRO tgc_parse_as() reads the UDP header; no more
 	if (next != kProtoTCP)
 		return hdr_len < off ? upto(off) : hdr_len; // not TCP: the IP headers are all tgc_parse() reads
 	if (hdr_len < off + tcp::kMinLen)

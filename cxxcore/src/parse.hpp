@@ -83,7 +83,7 @@ __attribute__((always_inline)) static inline u32 walk_ext(const u8 *hdr, u32 lim
 	return 0;
 }
 
-// The caller-selected parse modes (tgc_parse_mode(), the engine's flags): TGC_ENGINE_IPV4_OPTIONS only.
+// The caller-selected parse modes (tgc_parse_as(), the engine's flags): TGC_ENGINE_IPV4_OPTIONS only.
 constexpr u32 kParseIPv4Options = TGC_ENGINE_IPV4_OPTIONS;
 
 // IPv4 option types never merged, even byte-identical (TGC_ENGINE_IPV4_OPTIONS says why; RFC 791 3.1, RFC 1063,
@@ -214,7 +214,7 @@ __attribute__((always_inline)) static inline unsigned parse_ip(const u8 *hdr, u3
 	return TGC_R_MALFORMED;
 }
 
-// tgc_parse_mode()/tgc_parse_in(), inline: the receive loop runs it on every segment (one copy of the code, two
+// tgc_parse()/tgc_parse_as(), inline: the receive loop runs it on every segment (one copy of the code, two
 // call sites). @mode: TGC_ENGINE_* flags (TGC_ENGINE_IPV4_OPTIONS); @udp: the caller allows UDP GRO
 // (TGC_IN_UDP_GRO), so UDP parses too (udp.hpp).
 static inline unsigned parse(const u8 *hdr, u32 hdr_len, u32 pkt_len, unsigned int encap, u32 mode, tgc_pkt *out,

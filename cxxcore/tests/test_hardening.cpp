@@ -206,7 +206,7 @@ TEST(Hardening, K05_HeaderPullsStopAtThePayload)
 	udp.inner_proto_override = 17;
 	const Case cases[] = {
 		{ipip(), TGC_ENCAP_IPIP, 60}, {sit(), TGC_ENCAP_SIT, 80}, {opts, TGC_ENCAP_IPIP, 72},
-		// UDP: the IP headers and the 8-byte UDP header (tgc_parse_in() reads it when UDP GRO is allowed)
+		// UDP: the IP headers and the 8-byte UDP header (tgc_parse_as() reads it when UDP GRO is allowed)
 		{plain4(), TGC_ENCAP_NONE, 40}, {udp, TGC_ENCAP_IPIP, 48},
 	};
 	for (const Case &c : cases) {

@@ -200,8 +200,7 @@ TEST_P(Options, EngineMergesSafeIdenticalOptions)
 			continue;
 		}
 		tgc_pkt p{};
-		ASSERT_EQ(tgc_parse_mode(d.bytes.data(), view_len(d.bytes), d.bytes.size(), c.encap, TGC_ENGINE_IPV4_OPTIONS,
-					 &p),
+		ASSERT_EQ(tgc_parse_as(d.bytes.data(), view_len(d.bytes), d.bytes.size(), c.encap, TGC_ENGINE_IPV4_OPTIONS, 0, &p),
 			  TGC_R_NONE);
 		EXPECT_EQ(d.completion.tcp_off, p.tcp_off - p.inner_off);
 		const Frames back = resegment(d, p);
@@ -239,7 +238,7 @@ TEST_P(Options, O04_ReceiveLoopNeverMerges)
 	for (const auto &x : f) {
 		tgc_pkt p{};
 		EXPECT_EQ(tgc_parse(x.data(), view_len(x), x.size(), c.encap, &p), unsigned(TGC_R_IP_OPTIONS));
-		EXPECT_EQ(tgc_parse_mode(x.data(), view_len(x), x.size(), c.encap, TGC_ENGINE_CALLER_HASH, &p),
+		EXPECT_EQ(tgc_parse_as(x.data(), view_len(x), x.size(), c.encap, TGC_ENGINE_CALLER_HASH, 0, &p),
 			  unsigned(TGC_R_IP_OPTIONS))
 			<< "only TGC_ENGINE_IPV4_OPTIONS selects the mode";
 	}
@@ -302,7 +301,7 @@ TEST(OptionsFlow, HeadersPastTheKeptViewAreNotMerged)
 	ASSERT_EQ(40u + TGC_MAX_EXT_BYTES + 60u + 60u, TGC_MAX_HDR_BYTES + 20u);
 	const Frames f = build_all(train(s, 4));
 	tgc_pkt p{};
-	EXPECT_EQ(tgc_parse_mode(f[0].data(), f[0].size(), f[0].size(), TGC_ENCAP_IP4IP6, TGC_ENGINE_IPV4_OPTIONS, &p),
+	EXPECT_EQ(tgc_parse_as(f[0].data(), f[0].size(), f[0].size(), TGC_ENCAP_IP4IP6, TGC_ENGINE_IPV4_OPTIONS, 0, &p),
 		  unsigned(TGC_R_IP_OPTIONS));
 	MiniGro g(TGC_ENCAP_IP4IP6, true, 0, kOptionsList);
 	g.receive_all(f);
@@ -375,14 +374,14 @@ void every_truncation(const std::vector<uint8_t> &full, unsigned encap)
 	for (uint32_t n = 0; n <= top; n++) {
 		const std::vector<uint8_t> view(full.begin(), full.begin() + n);
 		tgc_pkt p{};
-		const unsigned r = tgc_parse_mode(view.data(), n, full.size(), encap, TGC_ENGINE_IPV4_OPTIONS, &p);
+		const unsigned r = tgc_parse_as(view.data(), n, full.size(), encap, TGC_ENGINE_IPV4_OPTIONS, 0, &p);
 		if (r == TGC_R_NONE) {
 			EXPECT_LE(p.payload_off, n) << "cut at " << n;
 		}
 		EXPECT_LE(tgc_hdr_need(view.data(), n, full.size(), encap), top);
 		(void)tgc_flow_of(view.data(), n, encap, &p);
 		// The frame cut short as a whole segment (pkt_len n too): never accepted past its bytes.
-		if (tgc_parse_mode(view.data(), n, n, encap, TGC_ENGINE_IPV4_OPTIONS, &p) == TGC_R_NONE) {
+		if (tgc_parse_as(view.data(), n, n, encap, TGC_ENGINE_IPV4_OPTIONS, 0, &p) == TGC_R_NONE) {
 			EXPECT_LE(p.payload_off + p.payload_len, n);
 		}
 	}
@@ -405,11 +404,11 @@ TEST(OptionsTruncation, WellFormedOptionsInEveryLayerAtEveryCut)
 	// The truncations are refused, and the whole frame is accepted: the loop above is not vacuous.
 	const auto full = build(with_opts(ipip(), kOuter | kInner, kNopDsr));
 	tgc_pkt p{};
-	EXPECT_EQ(tgc_parse_mode(full.data(), view_len(full), full.size(), TGC_ENCAP_IPIP, TGC_ENGINE_IPV4_OPTIONS, &p),
+	EXPECT_EQ(tgc_parse_as(full.data(), view_len(full), full.size(), TGC_ENCAP_IPIP, TGC_ENGINE_IPV4_OPTIONS, 0, &p),
 		  TGC_R_NONE);
 	EXPECT_EQ(p.inner_off, 32u);
 	EXPECT_EQ(p.tcp_off, 64u);
-	EXPECT_NE(tgc_parse_mode(full.data(), 63, full.size(), TGC_ENCAP_IPIP, TGC_ENGINE_IPV4_OPTIONS, &p), TGC_R_NONE);
+	EXPECT_NE(tgc_parse_as(full.data(), 63, full.size(), TGC_ENCAP_IPIP, TGC_ENGINE_IPV4_OPTIONS, 0, &p), TGC_R_NONE);
 }
 
 } // namespace

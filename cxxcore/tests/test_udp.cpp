@@ -131,8 +131,7 @@ Frames build_case(const Case &c)
 tgc_pkt parse_udp(const std::vector<uint8_t> &f, unsigned encap, unsigned *reason = nullptr)
 {
 	tgc_pkt p{};
-	const unsigned r = tgc_parse_in(f.data(), std::min<uint32_t>(f.size(), TGC_MAX_HDR_BYTES), f.size(), encap,
-					TGC_IN_UDP_GRO, &p);
+	const unsigned r = tgc_parse_as(f.data(), std::min<uint32_t>(f.size(), TGC_MAX_HDR_BYTES), f.size(), encap, 0, TGC_IN_UDP_GRO, &p);
 	if (reason)
 		*reason = r;
 	return p;
@@ -228,7 +227,7 @@ TEST(UdpLayout, U01_OffsetsHeaderPullAndTheInputBit)
 		EXPECT_EQ(p.payload_off, f.size() - 1200);
 		tgc_pkt q{};
 		EXPECT_EQ(tgc_parse(f.data(), p.payload_off, f.size(), encap, &q), unsigned(TGC_R_NOT_TCP)) << shape_name(e);
-		EXPECT_EQ(tgc_parse_in(f.data(), p.payload_off, f.size(), encap, 0, &q), unsigned(TGC_R_NOT_TCP));
+		EXPECT_EQ(tgc_parse_as(f.data(), p.payload_off, f.size(), encap, 0, 0, &q), unsigned(TGC_R_NOT_TCP));
 		uint32_t have = 0, need;
 		while ((need = tgc_hdr_need(have ? f.data() : nullptr, have, f.size(), encap)) > have)
 			have = need;
@@ -279,7 +278,7 @@ TEST(UdpMalformed, EveryTruncationStaysInsideTheView)
 		for (uint32_t n = 0; n <= full.size(); n++) {
 			const std::vector<uint8_t> view(full.begin(), full.begin() + n);
 			tgc_pkt p{};
-			const unsigned r = tgc_parse_in(view.data(), n, full.size(), encap, TGC_IN_UDP_GRO, &p);
+			const unsigned r = tgc_parse_as(view.data(), n, full.size(), encap, 0, TGC_IN_UDP_GRO, &p);
 			EXPECT_EQ(r == TGC_R_NONE, n >= whole.payload_off) << shape_name(e) << " cut at " << n;
 			EXPECT_LE(tgc_hdr_need(view.data(), n, full.size(), encap), full.size());
 			(void)tgc_flow_of(view.data(), n, encap, &p);

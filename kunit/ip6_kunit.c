@@ -164,12 +164,7 @@ static const struct x_case x_cases[] = {
 	{ "R ip6ip6, inner hop limit from segment 3", r_ip6ip6_inner_hop_limit, { 2, 6 }, 2 },
 };
 
-static void x_case_desc(const struct x_case *c, char *desc)
-{
-	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(x_cases, x_cases, x_case_desc);
+KUNIT_ARRAY_PARAM_DESC(x_cases, x_cases, name);
 
 static struct tgk_seg *x_build(struct kunit *test, const struct x_case *c)
 {

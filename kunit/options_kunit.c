@@ -102,12 +102,7 @@ static const struct o_case o_cases[] = {
 	{ "O06 CIPSO", o06_cipso, {}, 0, TGC_R_IP_OPTIONS },
 };
 
-static void o_case_desc(const struct o_case *c, char *desc)
-{
-	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(o_cases, o_cases, o_case_desc);
+KUNIT_ARRAY_PARAM_DESC(o_cases, o_cases, name);
 
 static struct tgk_seg *o_build(struct kunit *test, const struct o_case *c)
 {

@@ -96,12 +96,7 @@ static const struct u_case u_cases[] = {
 	      2, 1, 5),
 };
 
-static void u_case_desc(const struct u_case *c, char *desc)
-{
-	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(u_cases, u_cases, u_case_desc);
+KUNIT_ARRAY_PARAM_DESC(u_cases, u_cases, name);
 
 /*
  * A kernel UDP socket of @family bound to the wildcard address and U_PORT with UDP_GRO set, as a

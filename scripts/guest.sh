@@ -25,9 +25,9 @@ out="$here/build/$(build_tag "$arch")/guest-$mode"
 mkdir -p "$out"
 "$here/qemu/build-agent.sh" "$arch" "$out/agent"
 # What the agent needs from the kernel before it starts: virtio-net NICs, the virtio-serial results port,
-# AF_PACKET (post-GRO counts), IPv6 (SIT's inner family), IPIP, SIT, FOU and ip6 tunnels (ip4ip6, ip6ip6).
+# AF_PACKET (post-GRO counts), IPv6 (SIT's inner family), IPIP, SIT, FOU over IPv4 and IPv6, ip6 tunnels (ip4ip6, ip6ip6).
 # Modules only where they are not built in (Debian's kernel), loaded by the agent first.
-specs=$(guest_modules "$kdir" "$out/deps" virtio_pci virtio_net virtio_console af_packet ipv6 ipip sit fou ip6_tunnel)
+specs=$(guest_modules "$kdir" "$out/deps" virtio_pci virtio_net virtio_console af_packet ipv6 ipip sit fou fou6 ip6_tunnel)
 extra=()
 [ -z "$specs" ] || mapfile -t extra <<<"$specs"
 cmdline="tungro.mode=$mode tungro.mib=$mib"

@@ -118,7 +118,7 @@ struct scenario {
 	int outer_family;       /* of the underlay: AF_INET, or AF_INET6 (the ip6 tunnels) */
 	int ipopt;              /* 1: the sender's socket puts the demo's 8-byte IPv4 option on every packet */
 };
-#define N_SCENARIOS 9
+#define N_SCENARIOS 11
 extern const struct scenario g_scenarios[N_SCENARIOS];
 const struct scenario *scenario_by_name(const char *name);
 int scenario_addr(const struct scenario *sc, struct sockaddr_storage *ss, socklen_t *len);   /* 0 or -EINVAL */

@@ -267,7 +267,7 @@ stop:
 	free(t.delegated);
 }
 
-/* ---- K01: TCP in IPIP-in-FOU and SIT-in-GUE, kernel GRO vs tungro ---- */
+/* ---- K01 and K08: TCP in IP-in-IP inside FOU and GUE, over IPv4 and IPv6, kernel GRO vs tungro ---- */
 
 /* One connection, the engines alternating in windows: separate streams differ by up to 20% in segments per GRO
  * packet under TCG whatever the engine (17.4 against 22 for the kernel alone, m68k), which would drown a 0.9x bar. */
@@ -276,29 +276,34 @@ stop:
 
 void k01_fou_gue(unsigned mib)
 {
-	static const char *const names[] = { "ipip-fou", "sit-gue" };
+	/* K01: fou/gue_gro_receive over IPv4 call inet_offloads[]; K08: over IPv6, inet6_offloads[] (tungro's
+	 * ip4ip6 and ip6ip6 slots) */
+	static const struct { const char *scenario, *id; } runs[] = {
+		{ "ipip-fou", "K01_ipip_fou" }, { "sit-gue", "K01_sit_gue" },
+		{ "ip4ip6-fou6", "K08_ip4ip6_fou6" }, { "ip6ip6-gue6", "K08_ip6ip6_gue6" },
+	};
 
-	for (int i = 0; i < 2; i++) {
-		const struct scenario *sc = scenario_by_name(names[i]);
-		const char *id = i ? "sit_gue" : "ipip_fou";
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		const struct scenario *sc = scenario_by_name(runs[i].scenario);
+		const char *id = runs[i].id;
 		struct ab_counts eng[2];
 		struct run_result r;
 		char name[64], err[200], reasons[128] = "-";
 
 		if (mod_loaded())
 			mod_unload();
-		out("# K01 %s: one TCP stream, %d windows of %d MiB per engine, the kernel's GRO and tungro alternating",
-		    sc->name, K01_WINDOWS, K01_WINDOW_MIB);
+		out("# %.3s %s: one TCP stream, %d windows of %d MiB per engine, the kernel's GRO and tungro alternating",
+		    id, sc->name, K01_WINDOWS, K01_WINDOW_MIB);
 		int done = run_stream_ab(sc, K01_WINDOWS, K01_WINDOW_MIB, (uint64_t)mib * MIB, 7000 + (uint64_t)i, eng,
 					 &r, err, sizeof(err));
 		print_result(&r);
 		if (eng[1].have_tg)
 			stats_top_reasons(&eng[1].tg, reasons, sizeof(reasons));
 
-		snprintf(name, sizeof(name), "K01_%s_bytes", id);
+		snprintf(name, sizeof(name), "%s_bytes", id);
 		check(name, r.ok && r.csum_ok && r.bytes == r.sent && done == 2 * K01_WINDOWS && !err[0],
-		      "K01 %s: %" PRIu64 " bytes sent, %" PRIu64 " received, checksum %s; %d of %d windows%s%s%s%s",
-		      sc->name, r.sent, r.bytes, r.ok && r.csum_ok ? "ok" : "BAD", done, 2 * K01_WINDOWS,
+		      "%.3s %s: %" PRIu64 " bytes sent, %" PRIu64 " received, checksum %s; %d of %d windows%s%s%s%s",
+		      id, sc->name, r.sent, r.bytes, r.ok && r.csum_ok ? "ok" : "BAD", done, 2 * K01_WINDOWS,
 		      err[0] ? "; " : "", err, r.err[0] ? "; " : "", r.err);
 		/* the kernel must coalesce here for the comparison to mean anything (it does: 6.12 reaches
 		 * ipip_gro_receive/sit_ip6ip6_gro_receive from fou_gro_receive/gue_gro_receive) */
@@ -314,14 +319,14 @@ void k01_fou_gue(unsigned mib)
 		 * GRO (that is the fix), so the ratio compares the kernel with itself, windows apart: 0.90-1.01 seen
 		 * under TCG. The deterministic assertion is the delegation count below. */
 
-		snprintf(name, sizeof(name), "K01_%s_gro", id);
+		snprintf(name, sizeof(name), "%s_gro", id);
 		check(name, done == 2 * K01_WINDOWS && k > 1.5 && encap > 0 && malformed == 0,
-		      "K01 %s: tungro %.2f segs/GRO packet vs kernel %.2f on the same connection (%" PRIu64 "/%" PRIu64
+		      "%.3s %s: tungro %.2f segs/GRO packet vs kernel %.2f on the same connection (%" PRIu64 "/%" PRIu64
 		      " vs %" PRIu64 "/%" PRIu64 " wire segments/GRO packets; need kernel > 1.5, FOU/GUE segments handed "
 		      "to the kernel's callback and none refused as malformed, segments per GRO packet reported); tungro "
 		      "debugfs seen %" PRIu64 " flush_udp_encap %" PRIu64 " flush_malformed %" PRIu64 " merged %" PRIu64
 		      " passed %" PRIu64 ", flush %s",
-		      sc->name, t, k, eng[1].wire, eng[1].gro, eng[0].wire, eng[0].gro,
+		      id, sc->name, t, k, eng[1].wire, eng[1].gro, eng[0].wire, eng[0].gro,
 		      seen, encap, malformed,
 		      stats_get(&eng[1].tg, "merged"), stats_get(&eng[1].tg, "passed"), reasons);
 	}

@@ -327,8 +327,9 @@ static int fou_family(struct ctx *c)
 }
 
 /* A UDP port whose datagrams are decapsulated: FOU (ipproto says what follows the UDP header) or GUE (the GUE
- * header says). As "ip fou add port P ipproto N" / "ip fou add port P gue". */
-static int fou_add(struct ctx *c, int port, int type, int ipproto)
+ * header says), on an IPv4 or IPv6 (fou6) underlay by family. As "ip fou add port P ipproto N [-6]" / "ip fou add
+ * port P gue [-6]". */
+static int fou_add(struct ctx *c, int port, int type, int ipproto, int family)
 {
 	char what[160];
 	struct nlbuf b;
@@ -338,12 +339,13 @@ static int fou_add(struct ctx *c, int port, int type, int ipproto)
 	g->cmd = FOU_CMD_ADD;
 	g->version = FOU_GENL_VERSION;
 	nl_put_u16(&b, FOU_ATTR_PORT, htons((uint16_t)port));
-	nl_put_u8(&b, FOU_ATTR_AF, AF_INET);
+	nl_put_u8(&b, FOU_ATTR_AF, (uint8_t)family);
 	nl_put_u8(&b, FOU_ATTR_TYPE, (uint8_t)type);
 	if (ipproto)
 		nl_put_u8(&b, FOU_ATTR_IPPROTO, (uint8_t)ipproto);
-	snprintf(what, sizeof(what), "add %s port %d%s", type == FOU_ENCAP_GUE ? "GUE" : "FOU", port,
-		 ipproto == IPPROTO_IPIP ? " ipproto 4" : ipproto == IPPROTO_IPV6 ? " ipproto 41" : "");
+	snprintf(what, sizeof(what), "add %s port %d%s%s", type == FOU_ENCAP_GUE ? "GUE" : "FOU", port,
+		 ipproto == IPPROTO_IPIP ? " ipproto 4" : ipproto == IPPROTO_IPV6 ? " ipproto 41" : "",
+		 family == AF_INET6 ? " -6" : "");
 	return req_fd(c, c->genl, &b, what, NULL, NULL);
 }
 
@@ -408,15 +410,20 @@ static const struct tunnel_def {
 	/* ip6tnl: the inner family says the mode (ip4ip6 or ip6ip6) */
 	{ "ip6tnl", "ip4ip6t", TUNNEL_ENCAP_NONE, 0, RX6_UNDERLAY, AF_INET, "198.19.3.1", "198.19.3.2" },
 	{ "ip6tnl", "ip6ip6t", TUNNEL_ENCAP_NONE, 0, "2001:db8:18::11", AF_INET6, "2001:db8:43::1", "2001:db8:43::2" },
+	/* K08: FOU and GUE over IPv6 (fou6): the kernel reaches inet6_offloads[IPPROTO_IPIP] / [IPPROTO_IPV6] */
+	{ "ip6tnl", "ip4fou6", TUNNEL_ENCAP_FOU, 5557, "2001:db8:18::12", AF_INET, "198.19.4.1", "198.19.4.2" },
+	{ "ip6tnl", "ip6gue6", TUNNEL_ENCAP_GUE, 5558, "2001:db8:18::13", AF_INET6, "2001:db8:44::1", "2001:db8:44::2" },
 };
 
 static int side_tunnel(struct ctx *c, const struct tunnel_def *t)
 {
 	const char *tx = addr_family(t->rx_underlay) == AF_INET ? TX_UNDERLAY : TX6_UNDERLAY;
 	const char *local = c->is_rx ? t->rx_underlay : tx, *remote = c->is_rx ? tx : t->rx_underlay;
+	/* FOU names what follows the UDP header: the inner family's IP-in-IP protocol */
 	if (t->encap != TUNNEL_ENCAP_NONE &&
 	    fou_add(c, t->port, t->encap == TUNNEL_ENCAP_GUE ? FOU_ENCAP_GUE : FOU_ENCAP_DIRECT,
-		    t->encap == TUNNEL_ENCAP_GUE ? 0 : !strcmp(t->kind, "ipip") ? IPPROTO_IPIP : IPPROTO_IPV6))
+		    t->encap == TUNNEL_ENCAP_GUE ? 0 : t->family == AF_INET ? IPPROTO_IPIP : IPPROTO_IPV6,
+		    addr_family(t->rx_underlay)))
 		return -1;
 	if (tunnel_add(c, t->kind, t->name, local, remote, t->encap, t->port,
 		       t->family == AF_INET ? IPPROTO_IPIP : IPPROTO_IPV6) || link_up(c, t->name, 0))
@@ -510,6 +517,15 @@ int net_setup(void)
 	g_init_ns = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (g_init_ns < 0) {
 		fail("net setup: open /proc/thread-self/ns/net: %s", strerror(errno));
+		return -1;
+	}
+	/* Every kernel sends through pfifo_fast: Debian's kernels default to fq_codel, whose AQM may drop a datagram of
+	 * K06's paced UDP/ICMP flows at the sender's queue when a vCPU stalls under a loaded host (a loss before any
+	 * GRO; the test kernels' pfifo_fast drops only past txqueuelen). Global, and read when a link comes up; a
+	 * kernel without CONFIG_NET_SCHED (the test kernels) has no such file and only pfifo_fast. */
+	rc = write_file("/proc/sys/net/core/default_qdisc", "pfifo_fast");
+	if (rc && rc != -ENOENT) {
+		fail("net setup: write pfifo_fast to /proc/sys/net/core/default_qdisc: %s", strerror(-rc));
 		return -1;
 	}
 	if (ns_sysctls("receiver"))

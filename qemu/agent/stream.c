@@ -33,6 +33,9 @@ const struct scenario g_scenarios[N_SCENARIOS] = {
 	/* issue 9: every packet of the stream carries an IPv4 option, plain and in the inner header of IPIP */
 	{ "plain-ipopt", AF_INET, "198.18.0.1", 6, "198.18.0.1", NULL, 5008, AF_INET, 1 },
 	{ "ipip-ipopt", AF_INET, "198.19.1.1", 4, "198.18.0.1", "ipip1", 5009, AF_INET, 1 },
+	/* K08: ip6 tunnels in FOU and GUE over IPv6; the outer encapsulation limit comes before the UDP header */
+	{ "ip4ip6-fou6", AF_INET, "198.19.4.1", 17, "2001:db8:18::12", "ip4fou6", 5010, AF_INET6, 0 },
+	{ "ip6ip6-gue6", AF_INET6, "2001:db8:44::1", 17, "2001:db8:18::13", "ip6gue6", 5011, AF_INET6, 0 },
 };
 
 /* The option of the ipopt scenarios, as direct-server-return load balancers carry a service address: an

@@ -85,6 +85,9 @@ extern int g_sender_ns;    /* fd of the sender network namespace */
 int net_setup(void);       /* 0 or -1 after fail() naming the step */
 int net_rx_nic_setup(void); /* eth0 (a new one after a driver rebind) set up again as net_setup did: 0 or -1 */
 int enter_ns(int fd);      /* setns for the calling thread: 0 or -errno */
+/* A veth pair in namespace nsfd (g_init_ns or g_sender_ns), both ends with this MTU, IPv6 and GRO off, up: 0 or -1
+ * after fail() naming the step; the calling thread is back in the initial namespace either way */
+int net_veth_add(int nsfd, const char *name, const char *peer, int mtu);
 
 /* ---- stream.c ---- */
 #define CHUNK (64u * 1024u)

@@ -250,6 +250,25 @@ struct peer_tally {
 void peer_suite(const char *engine, const unsigned char mac_rx[6], const unsigned char mac_tx[6],
 		struct peer_tally *pt);
 
+/* ---- relay6.c ---- */
+/* gro.c over ip6ip6 (peer.c's PEER_6IN6): its sender on RELAY6_TX_DEV (sender namespace), its receiver on
+ * RELAY6_RX_DEV (initial namespace), a relay thread between them wrapping its frames in ip6ip6 from eth1 to eth0 and
+ * handing what eth0's GRO delivered, unwrapped, to the receiver's veth */
+#define RELAY6_TX_DEV "p6s"
+#define RELAY6_RX_DEV "p6r-peer"
+struct relay6_counts {
+	unsigned long frames_in, skipped;   /* frames read on p6s-peer; of those, not gro.c's sender's */
+	unsigned long frames_out;           /* ip6ip6 frames sent on eth1 */
+	unsigned long pkts, segs;           /* ip6ip6 packets eth0 delivered after GRO, wire segments in them */
+	unsigned long injected;             /* inner packets sent on p6r */
+	int err;                            /* first error, -errno (0: none), and what failed */
+	char why[120];
+};
+int relay6_setup(char *why, size_t cap);   /* once a boot: both veth pairs; 0, or -1 with why (and fail()) */
+/* opens the relay's sockets and starts its thread; gro.c's --dmac/--smac: 0, or -1 with why */
+int relay6_start(const unsigned char mac_rx[6], const unsigned char mac_tx[6], char *why, size_t cap);
+void relay6_stop(struct relay6_counts *c);   /* stops the thread, closes the sockets; what it carried in c */
+
 /* ---- faults.c ---- */
 /* debug kernels: allocation failures injected into tungro's allocations during streams and attach cycles */
 void fault_injection_checks(unsigned mib);

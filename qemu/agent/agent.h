@@ -242,12 +242,17 @@ void k07_stacked_hooks(void);                        /* orders of tungro, a stac
 /* ---- peer.c ---- */
 #define PEER_NTESTS 6
 extern const char *const g_peer_tests[PEER_NTESTS];   /* gro.c's test names, in gro.sh's order */
+/* how gro.c's frames go from its sender to its receiver: across the virtio pair (eth1 -> eth0, peer_* rows), or
+ * wrapped in ip6ip6 on that pair by relay6.c (peer6in6_* rows, --ipv6 only) */
+enum { PEER_DIRECT, PEER_6IN6, PEER_NVIA };
 struct peer_tally {
-	int pass, fail, retries;
-	unsigned char res[PEER_NTESTS][2];   /* per test, ipv4/ipv6: 0 not run, 1 pass, 2 FAIL */
+	int pass, fail, retries;             /* over every transport run into this tally */
+	unsigned char res[PEER_NTESTS][2];   /* direct, per test, ipv4/ipv6: 0 not run, 1 pass, 2 FAIL */
+	unsigned char res6in6[PEER_NTESTS];  /* over ip6ip6, per test (ipv6) */
 };
-/* gro.c's ipv4 and ipv6 tests for one engine, one CONFORM line each; records failures */
-void peer_suite(const char *engine, const unsigned char mac_rx[6], const unsigned char mac_tx[6],
+/* gro.c's tests over one transport for one engine ("kernel": tungro not loaded; its outputs are the reference of
+ * the other engines where a test is judged by parity), one CONFORM line each; records failures */
+void peer_suite(const char *engine, const unsigned char mac_rx[6], const unsigned char mac_tx[6], int via,
 		struct peer_tally *pt);
 
 /* ---- relay6.c ---- */

@@ -85,6 +85,9 @@ extern int g_sender_ns;    /* fd of the sender network namespace */
 int net_setup(void);       /* 0 or -1 after fail() naming the step */
 int net_rx_nic_setup(void); /* eth0 (a new one after a driver rebind) set up again as net_setup did: 0 or -1 */
 int enter_ns(int fd);      /* setns for the calling thread: 0 or -errno */
+/* A veth pair in namespace nsfd (g_init_ns or g_sender_ns), both ends with this MTU, IPv6 and GRO off, up: 0 or -1
+ * after fail() naming the step; the calling thread is back in the initial namespace either way */
+int net_veth_add(int nsfd, const char *name, const char *peer, int mtu);
 
 /* ---- stream.c ---- */
 #define CHUNK (64u * 1024u)
@@ -239,13 +242,37 @@ void k07_stacked_hooks(void);                        /* orders of tungro, a stac
 /* ---- peer.c ---- */
 #define PEER_NTESTS 6
 extern const char *const g_peer_tests[PEER_NTESTS];   /* gro.c's test names, in gro.sh's order */
+/* how gro.c's frames go from its sender to its receiver: across the virtio pair (eth1 -> eth0, peer_* rows), or
+ * wrapped in ip6ip6 on that pair by relay6.c (peer6in6_* rows, --ipv6 only) */
+enum { PEER_DIRECT, PEER_6IN6, PEER_NVIA };
 struct peer_tally {
-	int pass, fail, retries;
-	unsigned char res[PEER_NTESTS][2];   /* per test, ipv4/ipv6: 0 not run, 1 pass, 2 FAIL */
+	int pass, fail, retries;             /* over every transport run into this tally */
+	unsigned char res[PEER_NTESTS][2];   /* direct, per test, ipv4/ipv6: 0 not run, 1 pass, 2 FAIL */
+	unsigned char res6in6[PEER_NTESTS];  /* over ip6ip6, per test (ipv6) */
 };
-/* gro.c's ipv4 and ipv6 tests for one engine, one CONFORM line each; records failures */
-void peer_suite(const char *engine, const unsigned char mac_rx[6], const unsigned char mac_tx[6],
+/* gro.c's tests over one transport for one engine ("kernel": tungro not loaded; its outputs are the reference of
+ * the other engines where a test is judged by parity), one CONFORM line each; records failures */
+void peer_suite(const char *engine, const unsigned char mac_rx[6], const unsigned char mac_tx[6], int via,
 		struct peer_tally *pt);
+
+/* ---- relay6.c ---- */
+/* gro.c over ip6ip6 (peer.c's PEER_6IN6): its sender on RELAY6_TX_DEV (sender namespace), its receiver on
+ * RELAY6_RX_DEV (initial namespace), a relay thread between them wrapping its frames in ip6ip6 from eth1 to eth0 and
+ * handing what eth0's GRO delivered, unwrapped, to the receiver's veth */
+#define RELAY6_TX_DEV "p6s"
+#define RELAY6_RX_DEV "p6r-peer"
+struct relay6_counts {
+	unsigned long frames_in, skipped;   /* frames read on p6s-peer; of those, not gro.c's sender's */
+	unsigned long frames_out;           /* ip6ip6 frames sent on eth1 */
+	unsigned long pkts, segs;           /* ip6ip6 packets eth0 delivered after GRO, wire segments in them */
+	unsigned long injected;             /* inner packets sent on p6r */
+	int err;                            /* first error, -errno (0: none), and what failed */
+	char why[120];
+};
+int relay6_setup(char *why, size_t cap);   /* once a boot: both veth pairs; 0, or -1 with why (and fail()) */
+/* opens the relay's sockets and starts its thread; gro.c's --dmac/--smac: 0, or -1 with why */
+int relay6_start(const unsigned char mac_rx[6], const unsigned char mac_tx[6], char *why, size_t cap);
+void relay6_stop(struct relay6_counts *c);   /* stops the thread, closes the sockets; what it carried in c */
 
 /* ---- faults.c ---- */
 /* debug kernels: allocation failures injected into tungro's allocations during streams and attach cycles */

@@ -85,6 +85,19 @@ static void ip6_enclim(unsigned char *x, int nexthdr, int limit)
 	memcpy(x, o, sizeof(o));
 }
 
+/* The outer headers an ip6ip6 tunnel of net.c (ip6ip6t: hop limit 64, encapsulation limit 4, traffic class and flow
+ * label 0) puts in front of an inner IPv6 packet of inner_len bytes, on the wire from eth1 to eth0: Ethernet, the
+ * outer IPv6 A6O_SRC -> A6O_DST_6IN6 and its destination option. Written at f, FRAME_6IN6_OUTER bytes, the inner
+ * packet to follow; for relay6.c, which carries gro.c's frames over ip6ip6 this way. */
+void frame_6in6_outer(unsigned char *f, unsigned inner_len)
+{
+	memcpy(f, g_mac_rx, 6);
+	memcpy(f + 6, g_mac_tx, 6);
+	put16(f + 12, ETH_P_IPV6);
+	ip6_hdr(f + 14, 0, 0, inner_len + 8, 60, 64, A6O_SRC, A6O_DST_6IN6);
+	ip6_enclim(f + 54, 41, 4);
+}
+
 /* the IPv6 extension header of a hostile frame at x (xl bytes) before the transport (l4proto) */
 static void ip6_ext(unsigned char *x, int xl, int type, int l4proto)
 {

@@ -80,6 +80,11 @@ void sd_default(struct sd *d, int enc, int flow);  /* a full-sized ACK segment w
 void frames_number(struct sd *s, int n);           /* sequence numbers, per-flow indices, incrementing IDs */
 int build_frame(const struct sd *d, unsigned char *f);   /* f: MAXFRAME bytes; returns the frame length */
 
+/* Ethernet eth1 -> eth0 and the outer IPv6 of an ip6ip6 tunnel with its encapsulation limit option (8 bytes), in
+ * front of an inner IPv6 packet of inner_len bytes; FRAME_6IN6_OUTER bytes at f */
+#define FRAME_6IN6_OUTER (14 + 40 + 8)
+void frame_6in6_outer(unsigned char *f, unsigned inner_len);
+
 static inline int enc_outer6(int enc) { return enc == E_4IN6 || enc == E_6IN6; }
 static inline int enc_inner6(int enc) { return enc == E_P6 || enc == E_SIT || enc == E_6IN6; }
 

@@ -9,14 +9,18 @@
 #include <linux/fou.h>
 #include <linux/genetlink.h>
 #include <linux/if_link.h>
+#include <linux/ethtool.h>
 #include <linux/if_tunnel.h>
 #include <linux/ip6_tunnel.h>
 #include <linux/neighbour.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
+#include <linux/sockios.h>
+#include <linux/veth.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -481,6 +485,94 @@ static void ctx_close(struct ctx *c)
 {
 	close(c->nl);
 	close(c->genl);
+}
+
+/* ---- veth pairs (relay6.c's, for gro.c over ip6ip6) ---- */
+
+/* A veth pair name <-> peer in the calling thread's namespace, both ends with this MTU: 0 or -1 after fail(). */
+static int veth_create(struct ctx *c, const char *name, const char *peer, int mtu)
+{
+	char what[160];
+	struct nlbuf b;
+	struct ifinfomsg *ifi = nl_start(&b, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	nl_put_str(&b, IFLA_IFNAME, name);
+	nl_put_u32(&b, IFLA_MTU, (uint32_t)mtu);
+	struct rtattr *info = nl_put(&b, IFLA_LINKINFO, NULL, 0);
+	nl_put_str(&b, IFLA_INFO_KIND, "veth");
+	struct rtattr *data = nl_put(&b, IFLA_INFO_DATA, NULL, 0);
+	/* the peer's own link message: an ifinfomsg, then its attributes */
+	struct ifinfomsg pifi = { .ifi_family = AF_UNSPEC };
+	struct rtattr *pa = nl_put(&b, VETH_INFO_PEER, &pifi, sizeof(pifi));
+	nl_put_str(&b, IFLA_IFNAME, peer);
+	nl_put_u32(&b, IFLA_MTU, (uint32_t)mtu);
+	nl_nest_end(&b, pa);
+	nl_nest_end(&b, data);
+	nl_nest_end(&b, info);
+	snprintf(what, sizeof(what), "create veth pair %.16s/%.16s (CONFIG_VETH?)", name, peer);
+	return req(c, &b, what);
+}
+
+/* GRO off on dev by ethtool (ETHTOOL_SGRO), then read back (ETHTOOL_GGRO): 0 once it reads off, else -errno
+ * (-EOPNOTSUPP: it stayed on). In the calling thread's namespace. */
+static int gro_off(const char *dev)
+{
+	struct ethtool_value ev = { .cmd = ETHTOOL_SGRO, .data = 0 };
+	struct ifreq ifr;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc;
+	if (fd < 0)
+		return -errno;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
+	ifr.ifr_data = (void *)&ev;
+	rc = ioctl(fd, SIOCETHTOOL, &ifr) < 0 ? -errno : 0;
+	if (!rc) {
+		ev.cmd = ETHTOOL_GGRO;
+		rc = ioctl(fd, SIOCETHTOOL, &ifr) < 0 ? -errno : ev.data ? -EOPNOTSUPP : 0;
+	}
+	close(fd);
+	return rc;
+}
+
+/* One end of a relay pair made quiet before it goes up: no IPv6 on it (no router solicitations or MLD reports
+ * among the relayed frames, nothing of the relayed packets for the stack) and GRO off, so nothing merges on it
+ * (6.12 creates veths with GRO off already; without GRO or XDP veth_xmit hands a frame to netif_rx, whose
+ * backlog runs no GRO). 0 or -1 after fail(). */
+static int veth_quiet(struct ctx *c, const char *dev)
+{
+	char path[96];
+	snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/disable_ipv6", dev);
+	int rc = write_file(path, "1");
+	if (rc) {
+		fail("net setup (%s): write 1 to %s: %s", c->side, path, strerror(-rc));
+		return -1;
+	}
+	if ((rc = gro_off(dev))) {
+		fail("net setup (%s): GRO off on %s: %s", c->side, dev, strerror(-rc));
+		return -1;
+	}
+	return 0;
+}
+
+int net_veth_add(int nsfd, const char *name, const char *peer, int mtu)
+{
+	struct ctx c = { .side = nsfd == g_init_ns ? "receiver" : "sender", .is_rx = nsfd == g_init_ns, .genl = -1 };
+	int rc = enter_ns(nsfd), back;
+	if (rc) {
+		fail("net setup: setns for veth %s: %s", name, strerror(-rc));
+		return -1;
+	}
+	if ((c.nl = nl_open(NETLINK_ROUTE)) < 0) {
+		fail("net setup (%s): rtnetlink socket: %s", c.side, strerror(-c.nl));
+		rc = -1;
+	} else {
+		rc = veth_create(&c, name, peer, mtu) || veth_quiet(&c, name) || veth_quiet(&c, peer) ||
+		     link_up(&c, name, 0) || link_up(&c, peer, 0) ? -1 : 0;
+		close(c.nl);
+	}
+	if ((back = enter_ns(g_init_ns)))
+		die("net setup: setns back to the initial namespace: %s", strerror(-back));
+	return rc;
 }
 
 static unsigned char g_sender_mac[6];   /* eth1's, read before it left the initial namespace */

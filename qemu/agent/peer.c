@@ -5,6 +5,11 @@
  * gro.c checks the coalescing itself and exits non-zero on the first wrong sub-test; this file only provides
  * what its own gro.sh environment provides (GRO on, a long MTU, a short GRO flush timeout), starts the sender
  * once the receiver's packet socket is bound, and retries a test that lost a train to TCG timing.
+ *
+ * The same runner carries gro.c's --ipv6 tests over ip6ip6 (PEER_6IN6): its ends on veth pairs, relay6.c wrapping
+ * the sender's frames on the virtio pair and handing what eth0's GRO made of them to the receiver. A test whose
+ * outcome over a transport is fixed by geometry (g_geometry[]) is judged by the failure worked out for it and, for
+ * tungro, by parity with the kernel's receiver output of the same boot.
  */
 #include "agent.h"
 
@@ -36,6 +41,58 @@
 const char *const g_peer_tests[PEER_NTESTS] = { "data", "ack", "flags", "tcp", "ip", "large" };
 static const char *const fam_name[2] = { "ipv4", "ipv6" };
 static const unsigned fam_proto[2] = { 0x0800, 0x86dd };
+
+/* A transport: where gro.c's two ends run and what carries the frames between them. */
+static const struct via {
+	const char *prefix;     /* of the CONFORM case names */
+	const char *rx_dev;     /* the receiver's --iface, initial namespace */
+	const char *tx_dev;     /* the sender's --iface, sender namespace */
+	unsigned fams;          /* bit per fam_name[] */
+	int relay;              /* 1: relay6.c between the two */
+} g_via[PEER_NVIA] = {
+	[PEER_DIRECT] = { "peer", "eth0", "eth1", 3, 0 },
+	[PEER_6IN6] = { "peer6in6", RELAY6_RX_DEV, RELAY6_TX_DEV, 2, 1 },
+};
+
+/*
+ * Tests that gro.c cannot pass over a transport as written, for a reason of geometry: every engine's run must fail
+ * in this sub-test with this Received line, and another engine's receiver output must equal the kernel's of the
+ * same boot (g_ref).
+ *
+ * large over ip6ip6. gro.c -6 sends 16 segments of its MSS 4036 (4096 - 40 - 20), 899 bytes (its MAX_PAYLOAD 65475
+ * = IP_MAXPACKET - 60, mod 4036), 899 more after a sequence gap and a FIN; then the same with 900. 6.12's
+ * skb_gro_receive() refuses a segment when p->len + len >= gro_max_size (65536, GRO_LEGACY_MAX_SIZE), p->len
+ * counting from the outermost network header. Plain: 60 + 16 * 4036 + 899 = 65535 merges: one packet of 65475, as
+ * gro.c expects. Over ip6ip6 the outer IPv6 header and its encapsulation limit option are 48 bytes more: 108 +
+ * 64576 + 899 = 65583 does not. skb_gro_receive() fails, same_flow stays 0, tcp_gro_receive() completes the 16
+ * segments (64576) and the 899 is held alone, until the next one's sequence gap completes it; that one goes up
+ * before the FIN. gro.c reads 64576, 899, 899 against its 65475, 899 and exits 1 ("incorrect number of packets") in
+ * its first sub-test. Its second (64576, 900, 900; 60 + 64576 + 900 = 65536 is refused plain too) would pass, but
+ * gro.c stops at the first failure. tungro's callbacks keep the same limit (tungro_append(), the core's
+ * TGC_MAX_GRO_BYTES). data, ack, flags, tcp and ip hold at most 5 segments of 100 bytes: no geometry there.
+ */
+static const struct geometry {
+	int via;
+	const char *test, *subtest, *received;
+} g_geometry[] = {
+	{ PEER_6IN6, "large", "Shouldn't coalesce if exceed IP max pkt size",
+	  "Received {64576 [!=65475]899 899 [!=0]}, Total 3 packets." },
+};
+#define N_GEOMETRY (sizeof(g_geometry) / sizeof(g_geometry[0]))
+
+/* the kernel's receiver output (stdout, stderr) of each geometry test in this boot, once it failed as derived */
+static struct {
+	int have;
+	char out[2048], err[4096];
+} g_ref[N_GEOMETRY];
+
+/* What one engine's run of a transport passes to each attempt. */
+struct peer_run {
+	const struct via *v;
+	const unsigned char *mac_rx, *mac_tx;
+	char rx[24], tx[24];    /* the same MACs as text, for gro.c's --dmac/--smac */
+	int ifindex;            /* of v->rx_dev */
+};
 
 /* SIOCSIFMTU acts in the namespace of the socket, so the socket is made in @nsfd. */
 static int set_mtu(int nsfd, const char *dev, int mtu)
@@ -184,24 +241,29 @@ static const char *exit_text(int st, char *buf, size_t cap)
 }
 
 struct attempt {
-	int ok;
+	int ok;                 /* gro.c's own verdict: both ends exited 0 */
 	int subtests;           /* "Test succeeded" lines of the receiver */
+	int tx_ok;              /* the sender exited 0 */
+	int rx_exit;            /* the receiver's exit code; -1: hung, killed or never started */
+	char sub[120], got[120];   /* the sub-test it stopped in, its Received line */
+	int relayed;            /* relay6.c carried this attempt: counts in relay */
+	struct relay6_counts relay;
 	char why[600];
 };
 
-static void attempt(const char *test, int fam, const char *mac_rx, const char *mac_tx, int ifindex,
-		    struct attempt *a)
+/* One run of gro.c's test: receiver, then sender once the receiver is bound, both waited for; a filled in. */
+static void run_gro(const struct peer_run *r, const char *test, int fam, struct attempt *a)
 {
 	char fl[8], st1[32], st2[32];
 	snprintf(fl, sizeof(fl), "--%s", fam_name[fam]);
 	/* the receiver does not look at MACs; the sender addresses eth0's own MAC, so no promiscuous mode */
-	char *rx_argv[] = { "gro", fl, "--rx", "--iface", "eth0", "--test", (char *)test, "--dmac", (char *)mac_rx,
-			    "--smac", (char *)mac_tx, "--verbose", NULL };
-	char *tx_argv[] = { "gro", fl, "--iface", "eth1", "--test", (char *)test, "--dmac", (char *)mac_rx,
-			    "--smac", (char *)mac_tx, "--verbose", NULL };
-	int rst = 0, tst = 0;
+	char *rx_argv[] = { "gro", fl, "--rx", "--iface", (char *)r->v->rx_dev, "--test", (char *)test, "--dmac",
+			    (char *)r->rx, "--smac", (char *)r->tx, "--verbose", NULL };
+	char *tx_argv[] = { "gro", fl, "--iface", (char *)r->v->tx_dev, "--test", (char *)test, "--dmac",
+			    (char *)r->rx, "--smac", (char *)r->tx, "--verbose", NULL };
+	int rst = 0, tst = 0, ifindex = r->ifindex;
 
-	memset(a, 0, sizeof(*a));
+	a->rx_exit = -1;
 	unlink(TX_OUT);
 	unlink(TX_ERR);
 	pid_t rx = spawn(-1, rx_argv, RX_OUT, RX_ERR);
@@ -228,7 +290,7 @@ static void attempt(const char *test, int fam, const char *mac_rx, const char *m
 			sleep_ms(10);
 	}
 	if (!ready && !noproc) {
-		snprintf(a->why, sizeof(a->why), "receiver not bound to eth0 after 10 s");
+		snprintf(a->why, sizeof(a->why), "receiver not bound to %s after 10 s", r->v->rx_dev);
 		reap(rx);
 		return;
 	}
@@ -246,42 +308,134 @@ static void attempt(const char *test, int fam, const char *mac_rx, const char *m
 	if (!rx_done)
 		reap(rx);
 	a->subtests = count_str(RX_OUT, "Test succeeded");
-	int tx_ok = tx_done && WIFEXITED(tst) && WEXITSTATUS(tst) == 0;
-	int rx_ok = rx_done && WIFEXITED(rst) && WEXITSTATUS(rst) == 0;
-	a->ok = tx_ok && rx_ok;
+	a->tx_ok = tx_done && WIFEXITED(tst) && WEXITSTATUS(tst) == 0;
+	if (rx_done && WIFEXITED(rst))
+		a->rx_exit = WEXITSTATUS(rst);
+	a->ok = a->tx_ok && a->rx_exit == 0;
+	failed_subtest(a->sub, sizeof(a->sub));
+	last_line(RX_ERR, "Received", a->got, sizeof(a->got));
 	if (a->ok)
 		return;
-	if (!tx_ok) {
+	if (!a->tx_ok) {
 		char err[200];
 		last_line(TX_ERR, NULL, err, sizeof(err));
 		snprintf(a->why, sizeof(a->why), "sender %s%s%s", tx_done ? exit_text(tst, st1, sizeof(st1)) : "hung",
 			 err[0] ? ": " : "", err);
 		return;
 	}
-	char sub[120], exp[120], got[120], err[160];
-	failed_subtest(sub, sizeof(sub));
+	char exp[120], err[160];
 	last_line(RX_ERR, "Expected", exp, sizeof(exp));
-	last_line(RX_ERR, "Received", got, sizeof(got));
 	last_line(RX_ERR, NULL, err, sizeof(err));
 	snprintf(a->why, sizeof(a->why), "receiver %s after %d sub-tests; '%s': %s | %s | %s",
-		 rx_done ? exit_text(rst, st2, sizeof(st2)) : "hung", a->subtests, sub, exp, got, err);
+		 rx_done ? exit_text(rst, st2, sizeof(st2)) : "hung", a->subtests, a->sub, exp, a->got, err);
 }
 
-void peer_suite(const char *engine, const unsigned char mac_rx[6], const unsigned char mac_tx[6],
+/* run_gro() with relay6.c around it when the transport needs one; a relay error fails the attempt (a.ok 0). */
+static void attempt(const struct peer_run *r, const char *test, int fam, struct attempt *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->rx_exit = -1;
+	if (r->v->relay && relay6_start(r->mac_rx, r->mac_tx, a->why, sizeof(a->why)))
+		return;
+	run_gro(r, test, fam, a);
+	if (!r->v->relay)
+		return;
+	relay6_stop(&a->relay);
+	a->relayed = 1;
+	if (a->relay.err) {
+		a->ok = 0;
+		snprintf(a->why, sizeof(a->why), "relay: %s", a->relay.why);
+	}
+}
+
+/* The geometry entry of a test over a transport, or NULL; its index in *gi. */
+static const struct geometry *geometry_of(int via, const char *test, int *gi)
+{
+	for (size_t i = 0; i < N_GEOMETRY; i++)
+		if (g_geometry[i].via == via && !strcmp(g_geometry[i].test, test)) {
+			*gi = (int)i;
+			return &g_geometry[i];
+		}
+	return NULL;
+}
+
+/* The first line where two texts differ, as "'a' vs 'b'", into buf. */
+static void first_diff(const char *a, const char *b, char *buf, size_t cap)
+{
+	int n = 0;
+	while (a[n] && a[n] == b[n])
+		n++;
+	while (n && a[n - 1] != '\n')
+		n--;
+	snprintf(buf, cap, "'%.*s' vs the kernel's '%.*s'", (int)strcspn(a + n, "\n"), a + n,
+		 (int)strcspn(b + n, "\n"), b + n);
+}
+
+/* The verdict on a geometry test's attempt: the sender done, the receiver failed (exit 1) in the derived sub-test
+ * with the derived Received line, and, for an engine other than the kernel, its stdout and stderr equal to the
+ * kernel's of this boot, which the kernel's run records here. 1 if so; else 0, the reason in a->why. */
+static int geometry_ok(const struct geometry *g, int gi, const char *engine, struct attempt *a)
+{
+	static char out[sizeof(g_ref[0].out)], err[sizeof(g_ref[0].err)];
+	int kernel = !strcmp(engine, "kernel");
+	if (a->relayed && a->relay.err)
+		return 0;   /* why says so */
+	if (!a->tx_ok || a->rx_exit != 1 || strcmp(a->sub, g->subtest) || strcmp(a->got, g->received)) {
+		char was[sizeof(a->why)];
+		snprintf(was, sizeof(was), "%s", a->ok ? "gro.c passed" : a->why);
+		snprintf(a->why, sizeof(a->why), "want gro.c to fail in '%.60s' with '%.70s' (geometry): %.400s",
+			 g->subtest, g->received, was);
+		return 0;
+	}
+	if (read_file(RX_OUT, out, sizeof(out)) || read_file(RX_ERR, err, sizeof(err))) {
+		snprintf(a->why, sizeof(a->why), "receiver output %s/%s unreadable", RX_OUT, RX_ERR);
+		return 0;
+	}
+	if (kernel) {
+		memcpy(g_ref[gi].out, out, sizeof(out));
+		memcpy(g_ref[gi].err, err, sizeof(err));
+		g_ref[gi].have = 1;
+		return 1;
+	}
+	if (!g_ref[gi].have) {
+		snprintf(a->why, sizeof(a->why), "no kernel run of this boot failed as derived: no reference");
+		return 0;
+	}
+	char d[300];
+	if (strcmp(out, g_ref[gi].out) || strcmp(err, g_ref[gi].err)) {
+		int o = strcmp(out, g_ref[gi].out) != 0;
+		first_diff(o ? out : err, o ? g_ref[gi].out : g_ref[gi].err, d, sizeof(d));
+		snprintf(a->why, sizeof(a->why), "receiver %s differs from the kernel's: %s", o ? "stdout" : "stderr",
+			 d);
+		return 0;
+	}
+	return 1;
+}
+
+/* The relay's counts of an attempt, for the report: where gro.c's frames went, how many GRO packets they made. */
+static void relay_text(const struct relay6_counts *c, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "relay: %lu frames from gro.c (%lu not its own), %lu sent on eth1; eth0 delivered %lu "
+		 "ip6ip6 packets of %lu segments, %lu injected", c->frames_in, c->skipped, c->frames_out, c->pkts,
+		 c->segs, c->injected);
+}
+
+void peer_suite(const char *engine, const unsigned char mac_rx[6], const unsigned char mac_tx[6], int via,
 		struct peer_tally *pt)
 {
-	char rx[24], tx[24], missing[256] = "", patch[256] = "";
-	int rc, ifindex = (int)if_nametoindex("eth0");
+	struct peer_run r = { .v = &g_via[via], .mac_rx = mac_rx, .mac_tx = mac_tx };
+	char missing[256] = "", patch[256] = "";
+	int rc;
 
 	/* every line says whether it ran gro.c as shipped or with build-gro.sh's patch */
 	if (!read_file(GRO_PATCH_PATH, patch, sizeof(patch)) && patch[0]) {
 		patch[strcspn(patch, "\n")] = 0;
-		out("# peer suite engine=%s: %s is gro.c with a patch: %s", engine, GRO_PATH, patch);
+		out("# %s suite engine=%s: %s is gro.c with a patch: %s", r.v->prefix, engine, GRO_PATH, patch);
 	}
 	const char *kind = access(GRO_PATH, X_OK) ? "absent" : patch[0] ? "patched" : "as-shipped";
 
-	fmt_mac(rx, sizeof(rx), mac_rx);
-	fmt_mac(tx, sizeof(tx), mac_tx);
+	fmt_mac(r.rx, sizeof(r.rx), mac_rx);
+	fmt_mac(r.tx, sizeof(r.tx), mac_tx);
 	if (access(GRO_PATH, X_OK)) {
 		/* a missing binary fails the run: the peer suite is part of conformance, never skipped */
 		if (read_file(GRO_ERR_PATH, missing, sizeof(missing)) || !missing[0])
@@ -289,11 +443,19 @@ void peer_suite(const char *engine, const unsigned char mac_rx[6], const unsigne
 		missing[strcspn(missing, "\n")] = 0;
 	} else if ((rc = set_mtu(g_init_ns, "eth0", PEER_MTU)) || (rc = set_mtu(g_sender_ns, "eth1", PEER_MTU))) {
 		snprintf(missing, sizeof(missing), "set MTU %d on eth0/eth1: %s", PEER_MTU, strerror(-rc));
+	} else if (r.v->relay) {
+		relay6_setup(missing, sizeof(missing));
 	}
+	if (!missing[0] && !(r.ifindex = (int)if_nametoindex(r.v->rx_dev)))
+		snprintf(missing, sizeof(missing), "no %s: %s", r.v->rx_dev, strerror(errno));
 	for (int t = 0; t < PEER_NTESTS; t++) {
 		for (int f = 0; f < 2; f++) {
+			if (!(r.v->fams & (1u << f)))
+				continue;
+			const char *test = g_peer_tests[t], *fam = fam_name[f];
 			struct attempt a;
-			int tries = 0;
+			int tries = 0, gi = -1, ok = 0;
+			const struct geometry *g = geometry_of(via, test, &gi);
 			uint64_t t0 = now_us();
 			if (missing[0]) {
 				memset(&a, 0, sizeof(a));
@@ -303,31 +465,50 @@ void peer_suite(const char *engine, const unsigned char mac_rx[6], const unsigne
 				for (; tries < PEER_TRIES; tries++) {
 					if (tries)
 						sleep_ms(200);   /* let the last attempt's stragglers leave eth0 */
-					attempt(g_peer_tests[t], f, rx, tx, ifindex, &a);
-					if (a.ok)
+					attempt(&r, test, f, &a);
+					ok = g ? geometry_ok(g, gi, engine, &a) : a.ok;
+					if (ok)
 						break;
-					note("# peer_%s/%s engine=%s try %d: %s", g_peer_tests[t], fam_name[f], engine,
-					     tries + 1, a.why);
+					size_t n = strlen(a.why);
+					if (a.relayed && n + 4 < sizeof(a.why)) {
+						memcpy(a.why + n, " | ", 4);
+						relay_text(&a.relay, a.why + n + 3, sizeof(a.why) - n - 3);
+					}
+					note("# %s_%s/%s engine=%s try %d: %s", r.v->prefix, test, fam, engine, tries + 1,
+					     a.why);
 					dump(RX_OUT);
 					dump(RX_ERR);
 					dump(TX_ERR);
 				}
-				if (a.ok)
+				if (ok)
 					tries++;
 			}
 			double secs = (double)(now_us() - t0) / 1e6;
 			int retries = tries - 1;
-			pt->res[t][f] = a.ok ? 1 : 2;
+			if (via == PEER_DIRECT)
+				pt->res[t][f] = ok ? 1 : 2;
+			else
+				pt->res6in6[t] = ok ? 1 : 2;
 			pt->retries += retries;
-			if (a.ok)
+			if (ok)
 				pt->pass++;
 			else
 				pt->fail++;
-			out("CONFORM arch=%s case=peer_%s/%s engine=%s result=%s retries=%d subtests=%d secs=%.1f gro=%s%s%s",
-			    uname_machine(), g_peer_tests[t], fam_name[f], engine, a.ok ? "pass" : "FAIL", retries,
-			    a.subtests, secs, kind, a.ok ? "" : " note=", a.ok ? "" : a.why);
-			if (!a.ok)
-				fail("conform peer_%s/%s engine=%s: %s", g_peer_tests[t], fam_name[f], engine, a.why);
+			/* a geometry row says how it was judged: the derived failure, and parity but for the kernel */
+			const char *judge = !g ? "" : strcmp(engine, "kernel") ? " judge=geometry+kernel-parity" :
+				" judge=geometry";
+			out("CONFORM arch=%s case=%s_%s/%s engine=%s result=%s retries=%d subtests=%d secs=%.1f "
+			    "gro=%s%s%s%s", uname_machine(), r.v->prefix, test, fam, engine, ok ? "pass" : "FAIL",
+			    retries, a.subtests, secs, kind, judge, ok ? "" : " note=", ok ? "" : a.why);
+			if (ok && g) {
+				char rl[300] = "";
+				if (a.relayed)
+					relay_text(&a.relay, rl, sizeof(rl));
+				out("# %s_%s/%s engine=%s: gro.c failed as derived in '%s': %s%s%s", r.v->prefix, test,
+				    fam, engine, a.sub, a.got, rl[0] ? "; " : "", rl);
+			}
+			if (!ok)
+				fail("conform %s_%s/%s engine=%s: %s", r.v->prefix, test, fam, engine, a.why);
 		}
 	}
 	if (!access(GRO_PATH, X_OK) &&

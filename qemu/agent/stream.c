@@ -1,6 +1,6 @@
 /* stream.c - one measured TCP stream from the sender namespace to the receiver, with GRO counters. */
 #include "agent.h"
-#include "frame.h"   /* get32 */
+#include "frame.h"   /* get32, g_dsr_option (the ipopt scenarios' IPv4 option) */
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -34,11 +34,6 @@ const struct scenario g_scenarios[N_SCENARIOS] = {
 	{ "plain-ipopt", AF_INET, "198.18.0.1", 6, "198.18.0.1", NULL, 5008, AF_INET, 1 },
 	{ "ipip-ipopt", AF_INET, "198.19.1.1", 4, "198.18.0.1", "ipip1", 5009, AF_INET, 1 },
 };
-
-/* The option of the ipopt scenarios, as direct-server-return load balancers carry a service address: an
- * unassigned experimental type (copied flag, number 30: 0x9e, RFC 4727), length 8, address 198.51.100.10 and a
- * port. The kernel takes an unknown option from IP_OPTIONS with CAP_NET_RAW (ip_options_compile). */
-static const unsigned char g_dsr_option[8] = { 0x9e, 8, 198, 51, 100, 10, 0x1f, 0x51 };
 
 const struct scenario *scenario_by_name(const char *name)
 {

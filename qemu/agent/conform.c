@@ -642,6 +642,25 @@ static void b_x04(struct train *t, int e)
 static void b_x07(struct train *t, int e) { seg_n(t, e, 4); outer_ext(t, OX_FRAG); }
 static void b_x08(struct train *t, int e) { seg_n(t, e, 4); for (int i = 0; i < 4; i++) t->s[i].nest = 1; }
 
+/* inner IPv6 extension headers inside SIT: X05's destination options (16 bytes: PadN, then an option to skip of
+ * 6 value bytes), X06's hop-by-hop (8 bytes: PadN) */
+static void v6ext(struct train *t, int units, int type)
+{
+	for (int i = 0; i < t->n; i++) {
+		t->s[i].v6ext = units;
+		t->s[i].v6ext_type = type;
+	}
+}
+static void b_x05(struct train *t, int e) { seg_n(t, e, 8); v6ext(t, 2, 0); }
+static void b_x05_change(struct train *t, int e)
+{
+	b_x05(t, e);
+	/* the last value byte of the option to skip, from segment 4 on */
+	for (int i = 3; i < 8; i++)
+		t->s[i].mut[0] = (struct fmut){ ML_IN, MM_SET8, 0, 40 + 15, 0x52 };
+}
+static void b_x06(struct train *t, int e) { seg_n(t, e, 8); v6ext(t, 1, V6X_HOP); }
+
 #define B4 (1u << E_P4)
 #define B6 (1u << E_P6)
 #define BI (1u << E_IPIP)
@@ -726,6 +745,11 @@ static const struct ccase g_cases[] = {
 	{ "X03_outer_hlim", BX6, b_x03_hlim, { "1-2,3-8" }, { 0 }, { 0 }, CF_ENGINE },
 	{ "X03_outer_tclass", BX6, b_x03_tclass, { "1-2,3-8" }, { 0 }, { 0 }, CF_ENGINE },
 	{ "X04_outer_flowlabel", BX6, b_x04, { "f0:1-6 f1:1-6" }, { 0 }, { 0 }, CF_ENGINE },
+	/* identical inner extension headers inside SIT: 6.12's ipv6_gro_receive pulls and compares them (other bytes:
+	 * another flow, the held packet stays) */
+	{ "X05_sit_inner_dstopts", BS, b_x05, { "1-8" }, { 0 }, { 0 }, CF_ENGINE },
+	{ "X05_sit_dstopts_change_4", BS, b_x05_change, { "1-3,4-8" }, { 0 }, { 0 }, CF_ENGINE },
+	{ "X06_sit_inner_hopbyhop", BS, b_x06, { "1-8" }, { 0 }, { 0 }, CF_ENGINE },
 	/* no offload for the fragment header: 6.12 flushes at ipv6_gro_receive */
 	{ "X07_outer_fragment", BX6, b_x07, { "1,2,3,4" }, { 0 }, { 0 }, CF_ENGINE },
 	/* SIT around ip4ip6: ip4ip6_gro_receive finds encap_mark set by sit_ip6ip6_gro_receive */

@@ -661,6 +661,45 @@ static void b_x05_change(struct train *t, int e)
 }
 static void b_x06(struct train *t, int e) { seg_n(t, e, 8); v6ext(t, 1, V6X_HOP); }
 
+/* IPv4 options, real bytes (frame.c): in the inner or only IPv4 header (OPT_IN), the outer one (OPT_OUT) */
+#define OPT_IN 1u
+#define OPT_OUT 2u
+static void opt_put(struct sd *d, unsigned where, const unsigned char *o, int n)
+{
+	if (where & OPT_IN) {
+		memcpy(d->opt, o, (size_t)n);
+		d->optlen = n;
+	}
+	if (where & OPT_OUT) {
+		memcpy(d->oopt, o, (size_t)n);
+		d->ooptlen = n;
+	}
+}
+static void o_train(struct train *t, int e, unsigned where)
+{
+	seg_n(t, e, 8);
+	for (int i = 0; i < 8; i++)
+		opt_put(&t->s[i], where, g_dsr_option, sizeof(g_dsr_option));
+}
+static void b_o_inner(struct train *t, int e) { o_train(t, e, OPT_IN); }
+static void b_o_outer(struct train *t, int e) { o_train(t, e, OPT_OUT); }
+static void b_o_both(struct train *t, int e) { o_train(t, e, OPT_IN | OPT_OUT); }
+static void b_o_change(struct train *t, int e)
+{
+	o_train(t, e, OPT_IN);
+	for (int i = 3; i < 8; i++)
+		t->s[i].opt[7] = 0x52;
+}
+/* O06: one flow of 4 segments per kind of the deny-list, each kind on every segment of its flow */
+static void o06(struct train *t, int e, unsigned where)
+{
+	for (int k = 0; k < N_IPOPT_DENY; k++)
+		for (int i = 0; i < 4; i++)
+			opt_put(add(t, e, k), where, g_ipopt_deny[k].b, g_ipopt_deny[k].len);
+}
+static void b_o06_inner(struct train *t, int e) { o06(t, e, OPT_IN); }
+static void b_o06_outer(struct train *t, int e) { o06(t, e, OPT_OUT); }
+
 #define B4 (1u << E_P4)
 #define B6 (1u << E_P6)
 #define BI (1u << E_IPIP)
@@ -672,6 +711,10 @@ static void b_x06(struct train *t, int e) { seg_n(t, e, 8); v6ext(t, 1, V6X_HOP)
 #define B46 (1u << E_4IN6)
 #define B66 (1u << E_6IN6)
 #define BX6 (B46 | B66)   /* an outer IPv6 header */
+
+#define S8 "1,2,3,4,5,6,7,8"
+#define S4 "1,2,3,4"
+#define F6X4 "f0:" S4 " f1:" S4 " f2:" S4 " f3:" S4 " f4:" S4 " f5:" S4
 
 /* a row names the fields up to the last it uses; those after it are zero (none), as kernel C tables are written */
 #pragma GCC diagnostic push
@@ -754,6 +797,17 @@ static const struct ccase g_cases[] = {
 	{ "X07_outer_fragment", BX6, b_x07, { "1,2,3,4" }, { 0 }, { 0 }, CF_ENGINE },
 	/* SIT around ip4ip6: ip4ip6_gro_receive finds encap_mark set by sit_ip6ip6_gro_receive */
 	{ "X08_ip4ip6_in_sit", B46, b_x08, { "1,2,3,4" }, { 0 }, { 0 }, CF_ENGINE },
+	/* IPv4 options, the DSR option (O06: the deny-list's kinds): 6.12's inet_gro_receive takes no IHL != 5 in any
+	 * layer, nor does the offload path (O04); the engine merges identical allowed ones (ipv4_options=1), and as
+	 * the kernel with ipv4_options=0 (O05: the engine-noopt pass runs the CF_O05 rows wanting the kernel's) */
+	{ "O01_inner_option", BI | B46, b_o_inner, { S8 }, { 0 }, { "1-8" }, CF_ENGINE | CF_O05 },
+	{ "O02_option_change_4", BV4, b_o_change, { S8 }, { 0 }, { "1-3,4-8" }, CF_ENGINE | CF_O05 },
+	{ "O03_plain_option", B4, b_o_inner, { S8 }, { 0 }, { "1-8" }, CF_ENGINE | CF_O05 },
+	{ "O04_outer_option", BTUN, b_o_outer, { S8 }, { 0 }, { "1-8" }, CF_ENGINE | CF_O05 },
+	{ "O04_outer_and_inner_options", BI, b_o_both, { S8 }, { 0 }, { "1-8" }, CF_ENGINE | CF_O05 },
+	/* flows f0-f5: lsrr, ssrr, rr, ts, ra, sec (frame.c) */
+	{ "O06_deny_list_inner", BV4 | B46, b_o06_inner, { F6X4 }, { 0 }, { 0 }, CF_ENGINE },
+	{ "O06_deny_list_outer", BTUN, b_o06_outer, { F6X4 }, { 0 }, { 0 }, CF_ENGINE },
 };
 #pragma GCC diagnostic pop
 

@@ -700,6 +700,21 @@ static void o06(struct train *t, int e, unsigned where)
 static void b_o06_inner(struct train *t, int e) { o06(t, e, OPT_IN); }
 static void b_o06_outer(struct train *t, int e) { o06(t, e, OPT_OUT); }
 
+/* UDP (U cases): 8 datagrams of 1200 bytes of one flow */
+#define UDP_PAY 1200
+static void u_n(struct train *t, int e)
+{
+	for (int i = 0; i < 8; i++) {
+		struct sd *d = add(t, e, 0);
+		d->udp = 1;
+		d->pay = UDP_PAY;
+	}
+}
+static void b_u03(struct train *t, int e) { u_n(t, e); for (int i = 2; i < 8; i++) t->s[i].ttl = 63; }
+static void b_u04_shorter(struct train *t, int e) { u_n(t, e); t->s[3].pay = 600; }
+static void b_u04_longer(struct train *t, int e) { u_n(t, e); t->s[3].pay = 1300; }
+static void b_u05(struct train *t, int e) { u_n(t, e); t->s[2].udp_csum0 = 1; }
+
 #define B4 (1u << E_P4)
 #define B6 (1u << E_P6)
 #define BI (1u << E_IPIP)
@@ -711,6 +726,7 @@ static void b_o06_outer(struct train *t, int e) { o06(t, e, OPT_OUT); }
 #define B46 (1u << E_4IN6)
 #define B66 (1u << E_6IN6)
 #define BX6 (B46 | B66)   /* an outer IPv6 header */
+#define BU (B4 | BI | BS)  /* UDP: plain IPv4, IPIP, SIT */
 
 #define S8 "1,2,3,4,5,6,7,8"
 #define S4 "1,2,3,4"
@@ -808,6 +824,18 @@ static const struct ccase g_cases[] = {
 	/* flows f0-f5: lsrr, ssrr, rr, ts, ra, sec (frame.c) */
 	{ "O06_deny_list_inner", BV4 | B46, b_o06_inner, { F6X4 }, { 0 }, { 0 }, CF_ENGINE },
 	{ "O06_deny_list_outer", BTUN, b_o06_outer, { F6X4 }, { 0 }, { 0 }, CF_ENGINE },
+	/* UDP: 6.12's udp_gro_receive merges for a socket with UDP_GRO on the inner destination (CF_UDPSOCK), and the
+	 * offload path hands UDP to the kernel's callbacks; the engine takes the socket's answer (tungro_udp.c) */
+	{ "U01_udp_gro_socket", BU, u_n, { "1-8" }, { 0 }, { 0 }, CF_ENGINE | CF_UDPSOCK },
+	{ "U02_no_socket", BU, u_n, { S8 }, { 0 }, { 0 }, CF_ENGINE },
+	/* gro_receive_network_flush in udp_gro_receive_segment completes the held packet; datagram 3 is held */
+	{ "U03_inner_ttl_3", BU, b_u03, { "1-2,3-8" }, { 0 }, { 0 }, CF_ENGINE | CF_UDPSOCK },
+	/* a shorter datagram joins and ends the packet, a longer one ends it and starts the next */
+	{ "U04_shorter_4", BU, b_u04_shorter, { "1-4,5-8" }, { 0 }, { 0 }, CF_ENGINE | CF_UDPSOCK },
+	{ "U04_longer_4", BU, b_u04_longer, { "1-3,4-5,6-8" }, { 0 }, { 0 }, CF_ENGINE | CF_UDPSOCK },
+	/* 6.12 passes the datagram without a checksum up and keeps the held packet, which datagram 4 ends (IP ID
+	 * 3 past the held packet's first of 2); the engine completes the held packet first (README) */
+	{ "U05_zero_csum_3", BV4, b_u05, { "3,1-2,4-8" }, { 0 }, { "1-2,3,4-8" }, CF_ENGINE | CF_UDPSOCK },
 };
 #pragma GCC diagnostic pop
 

@@ -4,8 +4,13 @@
  * A delivered packet is mapped back to the sent segments it covers by (layer signature, source port, flow label,
  * TCP sequence range), so "got" lists, per flow and in delivery order, which segments each packet carried:
  * "1-2,3-6" = segments 1..2 in one packet, then 3..6 in one. Flows are shown as "fN:" when a case has several;
- * delivered frames that are ours but unparsable (truncated, bad IHL/doff) are counted as "x:N".
- * Expected outcomes are written per case: tungro's from gro-cases.md, the kernel's from Linux 6.12's rules.
+ * delivered frames that are ours but unparsable (truncated, bad IHL/doff) are counted as "x:N". A UDP datagram, or
+ * each gso_size piece of a UDP GRO packet, is named by the seq in its payload; a packet whose datagrams are not
+ * consecutive joins its runs with '+' ("1-2+4-8"). IPv4 options and IPv6 extension headers of a delivered packet
+ * must be its first segment's.
+ * Expected outcomes are written per case: tungro's from gro-cases.md, the kernel's from Linux 6.12's rules. Passes:
+ * kernel (tungro not loaded) and tungro (loaded: the offload path) run every row; engine (eth0 attached) the rows
+ * flagged CF_ENGINE, engine-noopt (a load with ipv4_options=0, O05) those flagged CF_O05.
  */
 #include "agent.h"
 #include "conform.h"

@@ -719,6 +719,8 @@ static void b_u03(struct train *t, int e) { u_n(t, e); for (int i = 2; i < 8; i+
 static void b_u04_shorter(struct train *t, int e) { u_n(t, e); t->s[3].pay = 600; }
 static void b_u04_longer(struct train *t, int e) { u_n(t, e); t->s[3].pay = 1300; }
 static void b_u05(struct train *t, int e) { u_n(t, e); t->s[2].udp_csum0 = 1; }
+/* a fixed ID with DF, as Linux sends unconnected UDP */
+static void b_u05_fixed_id(struct train *t, int e) { b_u05(t, e); for (int i = 0; i < 8; i++) t->s[i].id = 0; }
 
 #define B4 (1u << E_P4)
 #define B6 (1u << E_P6)
@@ -841,6 +843,9 @@ static const struct ccase g_cases[] = {
 	/* 6.12 passes the datagram without a checksum up and keeps the held packet, which datagram 4 ends (IP ID
 	 * 3 past the held packet's first of 2); the engine completes the held packet first (README) */
 	{ "U05_zero_csum_3", BV4, b_u05, { "3,1-2,4-8" }, { 0 }, { "1-2,3,4-8" }, CF_ENGINE | CF_UDPSOCK },
+	/* with fixed IDs nothing ends 6.12's held packet: datagrams 4-8 join 1-2 behind the one passed up */
+	{ "U05_zero_csum_3_fixed_id", BV4, b_u05_fixed_id, { "3,1-2+4-8" }, { 0 }, { "1-2,3,4-8" },
+	  CF_ENGINE | CF_UDPSOCK },
 };
 #pragma GCC diagnostic pop
 

@@ -42,13 +42,36 @@ const unsigned char A6O_DST_4IN6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0x18, [15] =
 const unsigned char A6O_DST_6IN6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0x18, [15] = 0x11 };
 const char *const g_enc_name[N_ENC] = { "ip4", "ip6", "ipip", "sit", "ip4ip6", "ip6ip6" };
 
+/* the kernel takes this unknown option from IP_OPTIONS with CAP_NET_RAW (ip_options_compile): the demo's streams */
+const unsigned char g_dsr_option[8] = { 0x9e, 8, 198, 51, 100, 10, 0x1f, 0x51 };
+const struct ipopt g_ipopt_deny[N_IPOPT_DENY] = {
+	{ "lsrr", 8, { 131, 7, 4, 198, 18, 0, 9, 1 } },    /* one address to visit, then a NOP */
+	{ "ssrr", 8, { 137, 7, 4, 198, 18, 0, 9, 1 } },
+	{ "rr", 8, { 7, 7, 4, 0, 0, 0, 0, 1 } },            /* room for one address */
+	{ "ts", 8, { 68, 8, 5, 0, 0, 0, 0, 0 } },           /* timestamps only, room for one */
+	{ "ra", 4, { 148, 4, 0, 0 } },                      /* router alert, value 0 */
+	{ "sec", 12, { 130, 11 } },                         /* RFC 791 security, unclassified */
+};
+
 unsigned char pay_byte(int flow, uint32_t pos)
 {
 	return (unsigned char)(pos * 31u + (unsigned)flow * 7u + 0x5au + (pos >> 8));
 }
 
+unsigned char dgram_byte(int flow, uint32_t seq, int i)
+{
+	return i < 4 ? (unsigned char)(seq >> (24 - 8 * i)) : pay_byte(flow, seq + (uint32_t)i);
+}
+
+/* IHL of an IPv4 header with optlen option bytes, else the knob's (0: 5) */
+static int ip4_ihl(int optlen, int ihl)
+{
+	return optlen ? 5 + (optlen + 3) / 4 : ihl ? ihl : 5;
+}
+
+/* opt: optlen option bytes (then end of list up to IHL), or NULL: NOPs then end of list */
 static void ip4_hdr(unsigned char *h, int ihl, unsigned tot, uint8_t tos, int id, int df, int mf, uint8_t ttl,
-		    int proto, const unsigned char *src, const unsigned char *dst)
+		    int proto, const unsigned char *src, const unsigned char *dst, const unsigned char *opt, int optlen)
 {
 	int hl = ihl < 5 ? 20 : ihl * 4;   /* a bad IHL below 5 still gets a 20-byte header on the wire */
 	memset(h, 0, (size_t)hl);
@@ -61,8 +84,11 @@ static void ip4_hdr(unsigned char *h, int ihl, unsigned tot, uint8_t tos, int id
 	h[9] = (unsigned char)proto;
 	memcpy(h + 12, src, 4);
 	memcpy(h + 16, dst, 4);
-	for (int i = 20; i < hl; i++)
-		h[i] = i == hl - 1 ? 0 : 1;   /* NOPs then EOL */
+	if (optlen)
+		memcpy(h + 20, opt, (size_t)optlen);
+	else
+		for (int i = 20; i < hl; i++)
+			h[i] = i == hl - 1 ? 0 : 1;   /* NOPs then EOL */
 	put16(h + 10, csum_fold(csum_add(0, h, (size_t)hl)));
 }
 
@@ -98,7 +124,13 @@ void frame_6in6_outer(unsigned char *f, unsigned inner_len)
 	ip6_enclim(f + 54, 41, 4);
 }
 
-/* the IPv6 extension header of a hostile frame at x (xl bytes) before the transport (l4proto) */
+/* next header value of an extension header of struct sd's v6ext_type */
+static int v6ext_nexthdr(int type)
+{
+	return type == V6X_HOP ? 0 : type ? type : 60;
+}
+
+/* the IPv6 extension header of struct sd's v6ext at x (xl bytes) before the transport (l4proto) */
 static void ip6_ext(unsigned char *x, int xl, int type, int l4proto)
 {
 	memset(x, 0, (size_t)xl);
@@ -138,8 +170,9 @@ static void apply_muts(const struct sd *d, unsigned char *f, int len, const int 
 			continue;
 		unsigned char *h = f + pos[u->layer];
 		if (u->layer == ML_L4 && !d->icmp && pos[ML_L4] + l4 <= len) {
-			put16(h + 16, 0);
-			put16(h + 16, csum_fold(csum_add(s, h, (size_t)l4)) ^ (d->badcsum ? 0x1234 : 0));
+			int co = d->udp ? 6 : 16;
+			put16(h + co, 0);
+			put16(h + co, csum_fold(csum_add(s, h, (size_t)l4)) ^ (d->badcsum ? 0x1234 : 0));
 		} else if (u->layer != ML_ETH && u->layer != ML_L4 && (h[0] >> 4) == 4) {
 			int hl = (h[0] & 15) * 4 < 20 ? 20 : (h[0] & 15) * 4;
 			if (pos[u->layer] + hl <= len) {
@@ -167,9 +200,9 @@ int build_frame(const struct sd *d, unsigned char *f)
 {
 	int v6 = enc_inner6(d->enc), o6 = enc_outer6(d->enc);
 	int tun = d->enc != E_P4 && d->enc != E_P6;
-	int thl = d->icmp ? 8 : (d->ts ? 32 : 20) + d->topt;
+	int thl = d->icmp || d->udp ? 8 : (d->ts ? 32 : 20) + d->topt;
 	int l4 = thl + d->pay;
-	int ihl = d->ihl ? d->ihl : 5, oihl = d->oihl ? d->oihl : 5;
+	int ihl = ip4_ihl(d->optlen, d->ihl), oihl = ip4_ihl(d->ooptlen, d->oihl);
 	int xl = v6 && d->v6ext ? (d->v6ext_type == 44 ? 8 : d->v6ext * 8) : 0;
 	int inner_hl = v6 ? 40 + xl : (ihl < 5 ? 20 : ihl * 4);
 	int ohl = o6 ? 40 + (d->oext ? 8 : 0) : oihl < 5 ? 20 : oihl * 4;
@@ -186,6 +219,11 @@ int build_frame(const struct sd *d, unsigned char *f)
 		p[0] = v6 ? 128 : 8;
 		put16(p + 4, 0x7467);
 		put16(p + 6, (unsigned)d->idx);
+	} else if (d->udp) {
+		put16(p, (unsigned)(SPORT0 + d->portf));
+		put16(p + 2, DPORT);
+		put16(p + 4, (unsigned)l4);
+		put16(p + 6, 0);
 	} else {
 		memset(p, 0, (size_t)thl);
 		put16(p, (unsigned)(SPORT0 + d->portf));
@@ -203,9 +241,9 @@ int build_frame(const struct sd *d, unsigned char *f)
 		memset(p + thl - d->topt, 1, (size_t)d->topt);   /* NOPs */
 	}
 	for (int i = 0; i < d->pay; i++)
-		p[thl + i] = pay_byte(d->flow, d->seq + (uint32_t)i);
+		p[thl + i] = d->udp ? dgram_byte(d->flow, d->seq, i) : pay_byte(d->flow, d->seq + (uint32_t)i);
 	uint32_t s;
-	int l4proto = d->icmp ? (v6 ? 58 : 1) : 6;
+	int l4proto = d->icmp ? (v6 ? 58 : 1) : d->udp ? 17 : 6;
 	if (v6) {
 		unsigned char ph[8] = { 0 };
 		put32(ph, (uint32_t)l4);
@@ -214,25 +252,29 @@ int build_frame(const struct sd *d, unsigned char *f)
 	} else if (d->icmp) {
 		s = 0;   /* ICMPv4 has no pseudo header */
 	} else {
-		unsigned char ph[4] = { 0, 6, 0, 0 };
+		unsigned char ph[4] = { 0, (unsigned char)l4proto, 0, 0 };
 		put16(ph + 2, (unsigned)l4);
 		s = csum_add(csum_add(csum_add(0, A_IN_SRC, 4), A_IN_DST, 4), ph, 4);
 	}
 	uint16_t c = csum_fold(csum_add(s, p, (size_t)l4));
+	if (d->udp && !c)
+		c = 0xffff;   /* a sum of 0 goes as all ones: 0 says "no checksum" (RFC 768) */
 	if (d->badcsum)
 		c ^= 0x1234;
-	put16(p + (d->icmp ? 2 : 16), c);
+	if (d->udp_csum0)
+		c = 0;
+	put16(p + (d->icmp ? 2 : d->udp ? 6 : 16), c);
 
 	/* inner (or only) network header */
 	unsigned char *nh = p - inner_hl;
 	if (v6) {
-		ip6_hdr(nh, d->tos, d->flowlabel, (unsigned)(xl + l4), xl ? (d->v6ext_type ? d->v6ext_type : 60) : l4proto,
-			d->ttl, A6_SRC, A6_DST);
+		int nx = xl ? v6ext_nexthdr(d->v6ext_type) : l4proto;
+		ip6_hdr(nh, d->tos, d->flowlabel, (unsigned)(xl + l4), nx, d->ttl, A6_SRC, A6_DST);
 		if (xl)
 			ip6_ext(nh + 40, xl, d->v6ext_type, l4proto);
 	} else {
 		ip4_hdr(nh, ihl, (unsigned)(inner_hl + l4), d->tos, d->id, d->df, d->mf, d->ttl, l4proto, A_IN_SRC,
-			A_IN_DST);
+			A_IN_DST, d->opt, d->optlen);
 	}
 	/* tunnel layers, innermost first; the case's outer fields go to its outer header (the outermost IPv4, or the
 	 * IPv6 of an ip6 tunnel) */
@@ -252,10 +294,10 @@ int build_frame(const struct sd *d, unsigned char *f)
 			proto = 41;
 		} else if (l == 0 && !o6) {
 			ip4_hdr(oh, oihl, tot + (unsigned)hl + (unsigned)d->otot_delta, d->otos, d->oid, d->odf, 0, d->ottl,
-				proto, A_OUT_SRC, A_OUT_DST);
+				proto, A_OUT_SRC, A_OUT_DST, d->oopt, d->ooptlen);
 			proto = 4;
 		} else {
-			ip4_hdr(oh, 5, tot + 20, 0, 0, 1, 0, 64, proto, A_OUT_SRC, A_OUT_DST);
+			ip4_hdr(oh, 5, tot + 20, 0, 0, 1, 0, 64, proto, A_OUT_SRC, A_OUT_DST, NULL, 0);
 			proto = 4;
 		}
 		tot += (unsigned)hl;

@@ -1,8 +1,8 @@
-/* frame.h - crafted Ethernet frames of TCP segments (plain IPv4/IPv6, IPIP, SIT, ip4ip6, ip6ip6) sent from the
- * sender namespace's eth1 by AF_PACKET: the frame builder shared by the wire conformance run (conform.c) and the
- * demo's crafted trains (demo.c). Addresses are net.c's: outer 198.18.0.2 -> 198.18.0.1, inner 198.19.1.2 ->
- * 198.19.1.1 (IPIP, plain IPv4, ip4ip6), 2001:db8:41::2 -> ::1 (SIT, plain IPv6, ip6ip6); the ip6 tunnels' outer
- * IPv6 2001:db8:18::2 -> ::1 (ip4ip6) or ::11 (ip6ip6).
+/* frame.h - crafted Ethernet frames of TCP segments and UDP datagrams (plain IPv4/IPv6, IPIP, SIT, ip4ip6, ip6ip6)
+ * sent from the sender namespace's eth1 by AF_PACKET: the frame builder shared by the wire conformance run
+ * (conform.c, hostile.c) and the demo's crafted trains (demo.c). Addresses are net.c's: outer 198.18.0.2 ->
+ * 198.18.0.1, inner 198.19.1.2 -> 198.19.1.1 (IPIP, plain IPv4, ip4ip6), 2001:db8:41::2 -> ::1 (SIT, plain IPv6,
+ * ip6ip6); the ip6 tunnels' outer IPv6 2001:db8:18::2 -> ::1 (ip4ip6) or ::11 (ip6ip6).
  */
 #ifndef TUNGRO_FRAME_H
 #define TUNGRO_FRAME_H
@@ -17,6 +17,24 @@ extern const char *const g_enc_name[N_ENC];   /* "ip4", "ip6", "ipip", "sit", "i
 #define OX_NONE 0
 #define OX_ENCLIM 1             /* destination options with the tunnel encapsulation limit, as Linux ip6 tunnels add */
 #define OX_FRAG 44              /* an atomic fragment header (offset 0, M 0) */
+
+/* struct sd's v6ext_type beside 0 (destination options), 43 (routing) and 44 (fragment): hop-by-hop, whose type
+ * is 0 on the wire */
+#define V6X_HOP 0x100
+
+/* IPv4 options of the O cases, real bytes. The DSR option: an unassigned experimental type with the copied flag
+ * (0x9e: copy 1, class 0, number 30, RFC 4727), length 8, a service address (198.51.100.10) and port, as direct
+ * server return load balancers carry it; the demo's ipopt streams (IP_OPTIONS), KUnit and host tests use these
+ * bytes. The deny-list's kinds (O06), each well formed (RFC 791 3.1, RFC 1108, RFC 2113). */
+#define IPOPT_MAX 40
+extern const unsigned char g_dsr_option[8];
+struct ipopt {
+	const char *name;
+	int len;
+	unsigned char b[12];
+};
+#define N_IPOPT_DENY 6
+extern const struct ipopt g_ipopt_deny[N_IPOPT_DENY];   /* lsrr, ssrr, rr, ts, ra, sec */
 
 #define MSS 1400
 #define DPORT 7777
@@ -59,6 +77,13 @@ struct sd {
 	 * of 4), an IPv6 extension header of v6ext * 8 bytes (type v6ext_type, 0 = destination options), mutations */
 	int oihl, topt, v6ext, v6ext_type;
 	struct fmut mut[FRAME_NMUT];
+	/* IPv4 options: opt in the inner (or only) IPv4 header, oopt in the outer one (outermost IPv4 of IPIP and
+	 * SIT); optlen bytes each (0 none, up to IPOPT_MAX), padded with end of list to IHL; ihl/oihl ignored then */
+	unsigned char opt[IPOPT_MAX], oopt[IPOPT_MAX];
+	int optlen, ooptlen;
+	/* a UDP datagram instead of a TCP segment: payload bytes from dgram_byte() (the first four are its seq),
+	 * udp_csum0: checksum field 0 (none sent) */
+	int udp, udp_csum0;
 	uint32_t seq;                 /* filled in by frames_number() */
 	int idx;                      /* 1-based index within its flow */
 };
@@ -75,6 +100,9 @@ static inline uint32_t get32(const unsigned char *p) { return (uint32_t)get16(p)
 uint32_t csum_add(uint32_t s, const unsigned char *p, size_t n);   /* ones' complement sum, big-endian words */
 uint16_t csum_fold(uint32_t s);
 unsigned char pay_byte(int flow, uint32_t pos);   /* payload byte at TCP sequence pos of a flow */
+/* payload byte i of a flow's UDP datagram whose seq is seq: the seq big-endian in bytes 0-3, so a receiver maps a
+ * datagram (or each gso_size piece of a UDP GRO packet) back to the sent one, then pay_byte(flow, seq + i) */
+unsigned char dgram_byte(int flow, uint32_t seq, int i);
 
 void sd_default(struct sd *d, int enc, int flow);  /* a full-sized ACK segment with the usual header fields */
 void frames_number(struct sd *s, int n);           /* sequence numbers, per-flow indices, incrementing IDs */

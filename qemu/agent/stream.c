@@ -1,6 +1,6 @@
 /* stream.c - one measured TCP stream from the sender namespace to the receiver, with GRO counters. */
 #include "agent.h"
-#include "frame.h"   /* get32 */
+#include "frame.h"   /* get32, g_dsr_option (the ipopt scenarios' IPv4 option) */
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -37,11 +37,6 @@ const struct scenario g_scenarios[N_SCENARIOS] = {
 	{ "ip4ip6-fou6", AF_INET, "198.19.4.1", 17, "2001:db8:18::12", "ip4fou6", 5010, AF_INET6, 0 },
 	{ "ip6ip6-gue6", AF_INET6, "2001:db8:44::1", 17, "2001:db8:18::13", "ip6gue6", 5011, AF_INET6, 0 },
 };
-
-/* The option of the ipopt scenarios, as direct-server-return load balancers carry a service address: an
- * unassigned experimental type (copied flag, number 30: 0x9e, RFC 4727), length 8, address 198.51.100.10 and a
- * port. The kernel takes an unknown option from IP_OPTIONS with CAP_NET_RAW (ip_options_compile). */
-static const unsigned char g_dsr_option[8] = { 0x9e, 8, 198, 51, 100, 10, 0x1f, 0x51 };
 
 const struct scenario *scenario_by_name(const char *name)
 {

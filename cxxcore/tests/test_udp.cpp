@@ -242,7 +242,6 @@ TEST(UdpFlow, U01_TcpAndUdpOfTheSameAddressesAndPortsStayApart)
 		const auto tcp = build_all(train(ipip_as(e), 4));
 		const auto udp = build_all(train(as_udp(ipip_as(e)), 4));
 		MiniGro g(encap_of(ipip_as(e)));
-		g.set_input(TGC_IN_UDP_GRO);
 		for (unsigned i = 0; i < 4; i++) {
 			g.receive(tcp[i]);
 			g.receive(udp[i]);
@@ -302,7 +301,6 @@ TEST(UdpMalformed, UL_OnlyTheTrueLengthFieldMerges)
 		bad.udp.len_delta = delta;
 		f.push_back(build(bad));
 		MiniGro g(TGC_ENCAP_IPIP);
-		g.set_input(TGC_IN_UDP_GRO);
 		g.receive_all(f);
 		g.flush();
 		EXPECT_EQ(g.seg_counts(), delta == 0 ? Counts({4}) : Counts({3, 1})) << "delta " << delta;
@@ -313,3 +311,51 @@ TEST(UdpMalformed, UL_OnlyTheTrueLengthFieldMerges)
 }
 
 } // namespace
+
+// K01 and K08 on an attached device: IP-in-IP inside FOU (K01: over IPv4; K08: ip4ip6-style in FOU over IPv6, the
+// outer header carrying the encapsulation limit as Linux ip6 tunnels send it) and inside GUE. To the engine these
+// are UDP datagrams to a tunnel's port: the glue never sets TGC_IN_UDP_GRO for an encapsulation socket (6.12 hands
+// them to the socket's gro_receive, which an attached device does not reach), so each goes up unmerged, in order,
+// as it came, counted TGC_R_NOT_TCP: README's one accepted difference. The payload is a whole inner packet (IPv4 or
+// IPv6 with TCP, GUE with its 4-byte header first), so nothing in the engine may read it as the tunnel it is.
+TEST(UdpEncap, K01_K08_FouAndGueDatagramsPassTheEngineUnmerged)
+{
+	struct Shape {
+		const char *name;
+		Encap outer;      // Plain4 (K01) or Plain6 (K08) carrier
+		Encap inner;      // what FOU/GUE carries: Plain4 (ipproto 4) or Plain6 (41)
+		bool gue;
+	};
+	const Shape shapes[] = {
+		{"K01_IpipInFou", Encap::Plain4, Encap::Plain4, false},
+		{"K01_SitInGue", Encap::Plain4, Encap::Plain6, true},
+		{"K08_Ip4ip6InFou6", Encap::Plain6, Encap::Plain4, false},
+		{"K08_Ip6ip6InGue6", Encap::Plain6, Encap::Plain6, true},
+	};
+	for (const Shape &sh : shapes) {
+		SCOPED_TRACE(sh.name);
+		Frames f;
+		unsigned encap = 0;
+		for (const Segment &in : train(ipip_as(sh.inner), 8)) {
+			std::vector<uint8_t> payload = build(in);
+			if (sh.gue) // GUE version 0, no flags, hlen 0, proto_ctype = the inner protocol (RFC draft-ietf-intarea-gue)
+				payload.insert(payload.begin(), {0, sh.inner == Encap::Plain4 ? uint8_t(4) : uint8_t(41), 0, 0});
+			Segment s = as_udp(ipip_as(sh.outer), static_cast<uint32_t>(payload.size()));
+			s.tcp.dport = sh.gue ? 5558 : 5557;
+			if (sh.outer == Encap::Plain6)
+				s.inner6.ext.push_back(encap_limit());
+			std::vector<uint8_t> b = build(s);
+			std::copy(payload.begin(), payload.end(), b.end() - static_cast<long>(payload.size()));
+			encap = encap_of(s);
+			f.push_back(std::move(b));
+		}
+		MiniGro g(encap);
+		for (const auto &x : f)
+			g.receive(x);
+		g.flush();
+		ASSERT_EQ(g.seg_counts(), std::vector<unsigned>(8, 1u));
+		EXPECT_EQ(g.reason_count(TGC_R_NOT_TCP), f.size());
+		for (size_t i = 0; i < f.size(); i++)
+			EXPECT_EQ(g.delivered().at(i).bytes, f[i]) << "datagram " << i << " as it came, in order";
+	}
+}

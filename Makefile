@@ -14,7 +14,9 @@
 #   make lint             checkpatch --strict, pr_fmt, sparse (make C=2), kernel-doc on the kernel C; clang-tidy on
 #                         the core
 #   make test-debug       KUnit + guest checks on a KASAN/kmemleak x86_64 kernel (KUnit part in make test)
-#   make test-full        make test + the KASAN guest checks + make fuzz (by hand)
+#   make test-full        make test + the KASAN guest checks + make fuzz + make test-install (by hand)
+#   make test-install     a fresh Debian 12 machine in QEMU (its own 6.1 kernel and headers): git clone, make,
+#                         make install, modprobe, make dkms-install, as a new user does (image cached)
 #   make fuzz             30 minutes of libFuzzer on the core's three harnesses (10M executions each), coverage
 #                         of cxxcore/src; then 100,000 random trains in random skb layouts in the KASAN kernel
 #   make kunit            only the KUnit suites in QEMU for ARCH (parsed with the kernel's kunit.py parse)
@@ -68,7 +70,7 @@ RUNNING_KDIR := /lib/modules/$(shell uname -r)/build
 BUILD_KDIR = $(or $(KDIR),$(RUNNING_KDIR))
 
 .PHONY: all module module-test install dkms-install dkms-remove dkms-test setup kernel host-test lint guest-demo guest-test demo test cross-check kunit \
-	bench conform guest-conform test-debug test-full fuzz clean
+	bench conform guest-conform test-debug test-full test-install fuzz clean
 
 all: module
 
@@ -167,11 +169,18 @@ fuzz: setup
 
 # By hand, and reported: everything of make test, the guest checks on Debian's 6.1 kernel (out of make test while
 # its K06 loses 1-3 of ~25,000 UDP/ICMP datagrams in some runs: README, Debian 12's own kernel), on the KASAN
-# kernel, and make fuzz.
+# kernel, make fuzz, and the fresh-machine install check.
 test-full: test fuzz
 	@TUNGRO_KERNEL=debian-6.1 $(TOP)/scripts/guest.sh x86_64 test $(TEST_MIB)
 	@TUNGRO_VARIANT=debug $(TOP)/scripts/guest.sh x86_64 test $(TEST_MIB)
+	@$(TOP)/scripts/install-test.sh
 	@echo "[tungro] make test-full: all passed"
+
+# A fresh Debian 12 machine (debootstrap, cached) booted in QEMU on its own kernel: the README's build, install
+# and DKMS commands, as typed, in the guest (scripts/install-test.sh). Out of make test: it builds tungro twice
+# under TCG.
+test-install: setup
+	@$(TOP)/scripts/install-test.sh
 
 clean:
 	@kdir=$$(ls -d $${TUNGRO_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/tungro}/linux-*/$(ARCH)-* 2>/dev/null | head -1); \

@@ -95,13 +95,17 @@ else
 	@echo "[tungro] built $(TOP)/tungro.ko"
 endif
 
-# modules_install puts tungro.ko under /lib/modules/<release>/updates (Kbuild's INSTALL_MOD_DIR default for
-# external modules); depmod makes modprobe find it.
+# modules_install puts tungro.ko under /lib/modules/<release>/updates (INSTALL_MOD_DIR: 6.12's default for external
+# modules, given because 6.1's is extra); depmod makes modprobe find it. The release is the tree's UTS_RELEASE,
+# what uname -r and tungro.ko's vermagic say, where modules_install writes: `make kernelrelease` is not, Debian's
+# 6.1 headers answer it with the upstream version (6.1.<n>), and depmod then failed on a directory no kernel has.
 install: module
 	@$(TOP)/scripts/check-kdir.sh "$(BUILD_KDIR)" "$(if $(KDIR),KDIR,running)"
-	@$(MAKE) -s -C "$(BUILD_KDIR)" M=$(TOP) ARCH=$(KARCH) modules_install
-	@rel=$$($(MAKE) -s -C "$(BUILD_KDIR)" kernelrelease) && depmod $(if $(INSTALL_MOD_PATH),-b "$(INSTALL_MOD_PATH)") -a "$$rel" && \
-		echo "[tungro] installed for $$rel: modprobe tungro"
+	@$(MAKE) -s -C "$(BUILD_KDIR)" M=$(TOP) ARCH=$(KARCH) INSTALL_MOD_DIR=updates modules_install
+	@rel=$$(sed -n 's/^#define UTS_RELEASE "\(.*\)"$$/\1/p' "$(BUILD_KDIR)/include/generated/utsrelease.h"); \
+	if [ -z "$$rel" ]; then echo "[tungro] error: no UTS_RELEASE in $(BUILD_KDIR)/include/generated/utsrelease.h" >&2; \
+		exit 1; fi; \
+	depmod $(if $(INSTALL_MOD_PATH),-b "$(INSTALL_MOD_PATH)") -a "$$rel" && echo "[tungro] installed for $$rel: modprobe tungro"
 
 # DKMS (dkms.conf): sources to /usr/src/tungro-<version from git>, dkms add + build + install.
 dkms-install:

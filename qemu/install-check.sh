@@ -72,7 +72,7 @@ step version "test \"\$(scripts/version.sh)\" = \"$(cat $disk/version)\" && scri
 step make "make"
 grep -m1 'BTF' "$log" | sed 's/^/INFO btf: /' | while IFS= read -r l; do result "$l"; done
 step make-install "make install"
-show installed 'find /lib/modules/$(uname -r) -name "tungro.ko*"; modinfo -n tungro'
+show installed 'find /lib/modules/$(uname -r) -name "tungro.ko*"; echo "modinfo -n: $(modinfo -n tungro)"; echo "signer: $(modinfo -F signer tungro)"'
 step modprobe "modprobe tungro"
 show lsmod 'lsmod | grep tungro'
 show modinfo 'modinfo tungro | grep -v "^parm:"'
@@ -83,7 +83,7 @@ show dkms-status 'dkms status'
 step modprobe-r "modprobe -r tungro && ! test -e /sys/module/tungro"
 # The module modprobe finds now must be DKMS' build (updates/dkms), and it must load and unload as well.
 step dkms-load "modinfo -n tungro | grep -q /updates/dkms/ && modprobe tungro && lsmod | grep tungro && modprobe -r tungro"
-show dkms-modinfo 'modinfo -n tungro; modinfo -F vermagic tungro'
+show dkms-modinfo 'modinfo -n tungro; modinfo -F vermagic tungro; echo "signer: $(modinfo -F signer tungro)"'
 step dkms-remove "make dkms-remove && ! dkms status | grep tungro"
 show dmesg-end 'dmesg | grep "tungro:" | tail -n 4'
 

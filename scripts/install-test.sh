@@ -82,7 +82,9 @@ if [ -z "$reason" ] && [ "$last" != success ]; then
   elif [[ $last == failure:* ]]; then reason="the check reported ${last}"
   else reason="the check did not finish (last line: $last)"; fi
 fi
-steps=$(sed -n 's/^STEP \([^ ]*\) [^ ]* .* \([0-9]*\) s$/\1 \2 s/p' "$results" | paste -sd, - | sed 's/,/, /g')
+# "STEP make ok 66 s" -> "make 66 s", "STEP make FAILED (exit 2) 66 s" -> "make FAILED 66 s"
+steps=$(sed -nE 's/^STEP ([^ ]+) (ok|FAILED)( \(exit [0-9]+\))? ([0-9]+) s$/\1 \2 \4 s/p' "$results" |
+  sed 's/ ok / /' | paste -sd, - | sed 's/,/, /g')
 log "install test: image ready in $rootfs_s s, boot and check $boot_s s (guest steps: ${steps:-none})"
 if [ -n "$reason" ]; then
   echo "---- last 40 lines of $console ----" >&2

@@ -99,9 +99,19 @@ endif
 # modules, given because 6.1's is extra); depmod makes modprobe find it. The release is the tree's UTS_RELEASE,
 # what uname -r and tungro.ko's vermagic say, where modules_install writes: `make kernelrelease` is not, Debian's
 # 6.1 headers answer it with the upstream version (6.1.<n>), and depmod then failed on a directory no kernel has.
+# Distribution headers set CONFIG_MODULE_SIG_ALL without the distribution's key (Debian: output/signing_key.pem):
+# Kbuild's signing of an external module then fails softly, printing "SSL error ... sign-file:
+# ./output/signing_key.pem", and installs it unsigned. Without the key it is not tried (CONFIG_MODULE_SIG_ALL=
+# given empty); a tree that has its key (a kernel you built) signs as before.
 install: module
 	@$(TOP)/scripts/check-kdir.sh "$(BUILD_KDIR)" "$(if $(KDIR),KDIR,running)"
-	@$(MAKE) -s -C "$(BUILD_KDIR)" M=$(TOP) ARCH=$(KARCH) INSTALL_MOD_DIR=updates modules_install
+	@key=$$(sed -n 's/^CONFIG_MODULE_SIG_KEY="\(.*\)"$$/\1/p' "$(BUILD_KDIR)/.config" 2>/dev/null); nosign=; \
+	case "$$key" in \
+	""|pkcs11:*) ;; \
+	/*) [ -f "$$key" ] || nosign=CONFIG_MODULE_SIG_ALL= ;; \
+	*) [ -f "$(BUILD_KDIR)/$$key" ] || [ -f "$(BUILD_KDIR)/source/$$key" ] || nosign=CONFIG_MODULE_SIG_ALL= ;; \
+	esac; \
+	$(MAKE) -s -C "$(BUILD_KDIR)" M=$(TOP) ARCH=$(KARCH) INSTALL_MOD_DIR=updates $$nosign modules_install
 	@rel=$$(sed -n 's/^#define UTS_RELEASE "\(.*\)"$$/\1/p' "$(BUILD_KDIR)/include/generated/utsrelease.h"); \
 	if [ -z "$$rel" ]; then echo "[tungro] error: no UTS_RELEASE in $(BUILD_KDIR)/include/generated/utsrelease.h" >&2; \
 		exit 1; fi; \

@@ -14,7 +14,9 @@
 #   make lint             checkpatch --strict, pr_fmt, sparse (make C=2), kernel-doc on the kernel C; clang-tidy on
 #                         the core
 #   make test-debug       KUnit + guest checks on a KASAN/kmemleak x86_64 kernel (KUnit part in make test)
-#   make test-full        make test + the KASAN guest checks + make fuzz (by hand)
+#   make test-full        make test + the KASAN guest checks + make fuzz + make test-install (by hand)
+#   make test-install     a fresh Debian 12 machine in QEMU (its own 6.1 kernel and headers): git clone, make,
+#                         make install, modprobe, make dkms-install, as a new user does (image cached)
 #   make fuzz             30 minutes of libFuzzer on the core's three harnesses (10M executions each), coverage
 #                         of cxxcore/src; then 100,000 random trains in random skb layouts in the KASAN kernel
 #   make kunit            only the KUnit suites in QEMU for ARCH (parsed with the kernel's kunit.py parse)
@@ -68,7 +70,7 @@ RUNNING_KDIR := /lib/modules/$(shell uname -r)/build
 BUILD_KDIR = $(or $(KDIR),$(RUNNING_KDIR))
 
 .PHONY: all module module-test install dkms-install dkms-remove dkms-test setup kernel host-test lint guest-demo guest-test demo test cross-check kunit \
-	bench conform guest-conform test-debug test-full fuzz clean
+	bench conform guest-conform test-debug test-full test-install fuzz clean
 
 all: module
 
@@ -93,13 +95,27 @@ else
 	@echo "[tungro] built $(TOP)/tungro.ko"
 endif
 
-# modules_install puts tungro.ko under /lib/modules/<release>/updates (Kbuild's INSTALL_MOD_DIR default for
-# external modules); depmod makes modprobe find it.
+# modules_install puts tungro.ko under /lib/modules/<release>/updates (INSTALL_MOD_DIR: 6.12's default for external
+# modules, given because 6.1's is extra); depmod makes modprobe find it. The release is the tree's UTS_RELEASE,
+# what uname -r and tungro.ko's vermagic say, where modules_install writes: `make kernelrelease` is not, Debian's
+# 6.1 headers answer it with the upstream version (6.1.<n>), and depmod then failed on a directory no kernel has.
+# Distribution headers set CONFIG_MODULE_SIG_ALL without the distribution's key (Debian: output/signing_key.pem):
+# Kbuild's signing of an external module then fails softly, printing "SSL error ... sign-file:
+# ./output/signing_key.pem", and installs it unsigned. Without the key it is not tried (CONFIG_MODULE_SIG_ALL=
+# given empty); a tree that has its key (a kernel you built) signs as before.
 install: module
 	@$(TOP)/scripts/check-kdir.sh "$(BUILD_KDIR)" "$(if $(KDIR),KDIR,running)"
-	@$(MAKE) -s -C "$(BUILD_KDIR)" M=$(TOP) ARCH=$(KARCH) modules_install
-	@rel=$$($(MAKE) -s -C "$(BUILD_KDIR)" kernelrelease) && depmod $(if $(INSTALL_MOD_PATH),-b "$(INSTALL_MOD_PATH)") -a "$$rel" && \
-		echo "[tungro] installed for $$rel: modprobe tungro"
+	@key=$$(sed -n 's/^CONFIG_MODULE_SIG_KEY="\(.*\)"$$/\1/p' "$(BUILD_KDIR)/.config" 2>/dev/null); nosign=; \
+	case "$$key" in \
+	""|pkcs11:*) ;; \
+	/*) [ -f "$$key" ] || nosign=CONFIG_MODULE_SIG_ALL= ;; \
+	*) [ -f "$(BUILD_KDIR)/$$key" ] || [ -f "$(BUILD_KDIR)/source/$$key" ] || nosign=CONFIG_MODULE_SIG_ALL= ;; \
+	esac; \
+	$(MAKE) -s -C "$(BUILD_KDIR)" M=$(TOP) ARCH=$(KARCH) INSTALL_MOD_DIR=updates $$nosign modules_install
+	@rel=$$(sed -n 's/^#define UTS_RELEASE "\(.*\)"$$/\1/p' "$(BUILD_KDIR)/include/generated/utsrelease.h"); \
+	if [ -z "$$rel" ]; then echo "[tungro] error: no UTS_RELEASE in $(BUILD_KDIR)/include/generated/utsrelease.h" >&2; \
+		exit 1; fi; \
+	depmod $(if $(INSTALL_MOD_PATH),-b "$(INSTALL_MOD_PATH)") -a "$$rel" && echo "[tungro] installed for $$rel: modprobe tungro"
 
 # DKMS (dkms.conf): sources to /usr/src/tungro-<version from git>, dkms add + build + install.
 dkms-install:
@@ -166,12 +182,20 @@ fuzz: setup
 	@TUNGRO_VARIANT=debug TUNGRO_FUZZ_TRAINS=$(FUZZ_TRAINS) $(TOP)/scripts/kunit.sh x86_64 tungro_skb_fuzz
 
 # By hand, and reported: everything of make test, the guest checks on Debian's 6.1 and 6.12 kernels with make
-# test's full 200 K06 cycles (make test runs DISTRO_CYCLES there), on the KASAN kernel, and make fuzz.
+# test's full 200 K06 cycles (make test runs DISTRO_CYCLES there), on the KASAN kernel, make fuzz, and the
+# fresh-machine install check.
 test-full: test fuzz
 	@TUNGRO_KERNEL=debian-6.1 $(TOP)/scripts/guest.sh x86_64 test $(TEST_MIB)
 	@TUNGRO_KERNEL=debian $(TOP)/scripts/guest.sh x86_64 test $(TEST_MIB)
 	@TUNGRO_VARIANT=debug $(TOP)/scripts/guest.sh x86_64 test $(TEST_MIB)
+	@$(TOP)/scripts/install-test.sh
 	@echo "[tungro] make test-full: all passed"
+
+# A fresh Debian 12 machine (debootstrap, cached) booted in QEMU on its own kernel: the README's build, install
+# and DKMS commands, as typed, in the guest (scripts/install-test.sh). Out of make test: it builds tungro twice
+# under TCG.
+test-install: setup
+	@$(TOP)/scripts/install-test.sh
 
 clean:
 	@kdir=$$(ls -d $${TUNGRO_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/tungro}/linux-*/$(ARCH)-* 2>/dev/null | head -1); \

@@ -31,6 +31,15 @@ case "$cmd" in
     dkms_stage "$here" /usr/src >/dev/null
     dkms add -m tungro -v "$version"
     dkms build -m tungro -v "$version" -k "$release"
+    # A tungro.ko that make install put there (updates/; extra/ on 6.1 before it named updates) is one dkms
+    # finds and cannot compare (tungro.ko has no version): it prints "DKMS will not replace this module",
+    # installs nothing and exits 0, dkms status says installed, and modprobe keeps loading that copy, for this
+    # and every later version. DKMS owns tungro for this kernel from here: that copy goes.
+    for f in "/lib/modules/$release"/{updates,extra}/tungro.ko*; do
+      [ -f "$f" ] || continue
+      log "dkms: removing $f (make install's copy): DKMS installs tungro for $release instead"
+      rm -f "$f"
+    done
     dkms install -m tungro -v "$version" -k "$release"
     log "dkms: tungro $version installed for $release: modprobe tungro"
     ;;

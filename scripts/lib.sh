@@ -162,12 +162,18 @@ guest_modules() {
 }
 
 # dkms_stage TOP SOURCETREE: a DKMS source directory SOURCETREE/tungro-<version> (the module sources and
-# dkms.conf with its version filled in, from scripts/version.sh); prints the version.
+# dkms.conf with its version filled in, from scripts/version.sh); prints the version. The same paths as
+# copy_module_sources, by cp: make dkms-install runs on users' machines, where build-essential and dkms bring
+# no rsync.
 dkms_stage() {
-  local top=$1 tree=$2 version
+  local top=$1 tree=$2 version dest
   version=$("$top/scripts/version.sh")
-  copy_module_sources "$top" "$tree/tungro-$version"
-  sed "s/@VERSION@/$version/" "$top/dkms.conf" >"$tree/tungro-$version/dkms.conf"
+  dest="$tree/tungro-$version"
+  rm -rf "$dest"
+  mkdir -p "$dest"
+  (cd "$top" && cp -a --parents Kbuild module kunit cxxcore/include cxxcore/src qemu/modules "$dest/") ||
+    die "copying tungro's module sources to $dest failed"
+  sed "s/@VERSION@/$version/" "$top/dkms.conf" >"$dest/dkms.conf"
   echo "$version"
 }
 

@@ -1,0 +1,94 @@
+#!/bin/bash
+# The install check inside the fresh Debian 12 guest of make test-install (scripts/install-test.sh): run by the
+# image's init stub (scripts/debian-rootfs.sh) from the check disk, mounted read-only at /mnt/tungro-check with
+# tungro.bundle (a git bundle of the tested commit) and version (what scripts/version.sh gives for it).
+# It does what a new user does, as root: git clone, make, make install, modprobe tungro, make dkms-install,
+# modprobe -r, and a load of the DKMS build. Every command's output goes to the console (the host's
+# console.log); each step's verdict, its time and the lines that prove it go to the virtio-serial port
+# tungro.results, ending with "success" or "failure: <steps>". The stub powers the guest off afterwards.
+# The step commands are single-quoted: the guest's shell expands them when they run.
+# shellcheck disable=SC2016
+set -uo pipefail
+disk=/mnt/tungro-check
+tree=/root/tungro
+port=
+failed=()
+
+say() { echo "[check] $*"; }
+# result LINE: one line to the host's results file (and the console)
+result() {
+  say "$*"
+  [ -z "$port" ] || printf '%s\n' "$*" >>"$port"
+}
+
+# The results port: virtio_console is a module on Debian's kernel; without udev the port's name is in sysfs.
+find_port() {
+  local d
+  modprobe virtio_console || return 1
+  for _ in $(seq 50); do
+    for d in /sys/class/virtio-ports/vport*; do
+      [ -f "$d/name" ] && [ "$(cat "$d/name")" = tungro.results ] && [ -c "/dev/${d##*/}" ] &&
+        { echo "/dev/${d##*/}"; return 0; }
+    done
+    sleep 0.2
+  done
+  return 1
+}
+
+# step NAME COMMAND: runs COMMAND (a bash command line) in $tree as the user would type it, output to the
+# console and $log; "STEP NAME ok|FAILED ..." with its time to the results. A failed step is reported and
+# the check goes on with the next one (so one boot shows every step), but the run fails.
+log=/root/check-step.log
+in_tree() { cd "$tree" 2>/dev/null || cd /root || exit; bash -c "$1"; }
+step() {
+  local name=$1 cmd=$2 t0=$SECONDS rc
+  say "---- $name: $cmd"
+  (in_tree "$cmd") 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  if [ "$rc" -eq 0 ]; then
+    result "STEP $name ok $((SECONDS - t0)) s"
+  else
+    result "STEP $name FAILED (exit $rc) $((SECONDS - t0)) s"
+    tail -n 15 "$log" | sed "s/^/OUT $name| /" | while IFS= read -r l; do result "$l"; done
+    failed+=("$name")
+  fi
+  return "$rc"
+}
+# show NAME COMMAND: runs COMMAND and copies each output line to the results as "NAME| line".
+show() {
+  local name=$1 cmd=$2 l
+  say "---- $name: $cmd"
+  (in_tree "$cmd") 2>&1 | while IFS= read -r l; do result "$name| $l"; done
+}
+
+port=$(find_port) || { say "no virtio-serial port tungro.results: nothing can report"; exit 1; }
+result "# tungro install check: arch=$(uname -m) kernel=$(uname -r) (Debian 12 guest, $(nproc) CPUs)"
+mountpoint -q /sys/kernel/security || mount -t securityfs securityfs /sys/kernel/security
+show release 'uname -r; cat /proc/version; ls -ld /lib/modules/$(uname -r)/build; cat /sys/kernel/security/lockdown'
+show packages 'dpkg-query -W -f "\${Package} \${Version}\n" linux-image-amd64 linux-headers-amd64 "linux-image-$(uname -r)" dkms gcc-12 g++-12 make git kmod'
+
+step clone "git clone $disk/tungro.bundle $tree && cd $tree && git log --oneline -1"
+step version "test \"\$(scripts/version.sh)\" = \"$(cat $disk/version)\" && scripts/version.sh"
+step make "make"
+grep -m1 'BTF' "$log" | sed 's/^/INFO btf: /' | while IFS= read -r l; do result "$l"; done
+step make-install "make install"
+show installed 'find /lib/modules/$(uname -r) -name "tungro.ko*"; echo "modinfo -n: $(modinfo -n tungro)"; echo "signer: $(modinfo -F signer tungro)"'
+step modprobe "modprobe tungro"
+show lsmod 'lsmod | grep tungro'
+show modinfo 'modinfo tungro | grep -v "^parm:"'
+show parameters 'grep -H . /sys/module/tungro/parameters/*; echo "taint: $(cat /sys/module/tungro/taint)"'
+show dmesg 'dmesg | grep "tungro:"'
+step dkms-install "make dkms-install"
+show dkms-status 'dkms status'
+step modprobe-r "modprobe -r tungro && ! test -e /sys/module/tungro"
+# The module modprobe finds now must be DKMS' build (updates/dkms), and it must load and unload as well.
+step dkms-load "modinfo -n tungro | grep -q /updates/dkms/ && modprobe tungro && lsmod | grep tungro && modprobe -r tungro"
+show dkms-modinfo 'modinfo -n tungro; modinfo -F vermagic tungro; echo "signer: $(modinfo -F signer tungro)"'
+step dkms-remove "make dkms-remove && ! dkms status | grep tungro"
+show dmesg-end 'dmesg | grep "tungro:" | tail -n 4'
+
+if [ "${#failed[@]}" -eq 0 ]; then
+  result success
+else
+  result "failure: ${failed[*]}"
+fi

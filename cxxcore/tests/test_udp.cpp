@@ -242,6 +242,7 @@ TEST(UdpFlow, U01_TcpAndUdpOfTheSameAddressesAndPortsStayApart)
 		const auto tcp = build_all(train(ipip_as(e), 4));
 		const auto udp = build_all(train(as_udp(ipip_as(e)), 4));
 		MiniGro g(encap_of(ipip_as(e)));
+		g.set_input(TGC_IN_UDP_GRO);
 		for (unsigned i = 0; i < 4; i++) {
 			g.receive(tcp[i]);
 			g.receive(udp[i]);
@@ -301,6 +302,7 @@ TEST(UdpMalformed, UL_OnlyTheTrueLengthFieldMerges)
 		bad.udp.len_delta = delta;
 		f.push_back(build(bad));
 		MiniGro g(TGC_ENCAP_IPIP);
+		g.set_input(TGC_IN_UDP_GRO);
 		g.receive_all(f);
 		g.flush();
 		EXPECT_EQ(g.seg_counts(), delta == 0 ? Counts({4}) : Counts({3, 1})) << "delta " << delta;
@@ -309,8 +311,6 @@ TEST(UdpMalformed, UL_OnlyTheTrueLengthFieldMerges)
 		}
 	}
 }
-
-} // namespace
 
 // K01 and K08 on an attached device: IP-in-IP inside FOU (K01: over IPv4; K08: ip4ip6-style in FOU over IPv6, the
 // outer header carrying the encapsulation limit as Linux ip6 tunnels send it) and inside GUE. To the engine these
@@ -359,3 +359,5 @@ TEST(UdpEncap, K01_K08_FouAndGueDatagramsPassTheEngineUnmerged)
 			EXPECT_EQ(g.delivered().at(i).bytes, f[i]) << "datagram " << i << " as it came, in order";
 	}
 }
+
+} // namespace

@@ -35,6 +35,7 @@ uint64_t now_us(void);
 void sleep_ms(unsigned ms);
 int read_file(const char *path, char *buf, size_t cap);   /* 0 or -errno; NUL-terminated */
 int write_file(const char *path, const char *text);       /* 0 or -errno */
+int dev_gro(const char *dev, int set);   /* GRO of dev (set 0/1 first unless -1): 1, 0 or -errno */
 int read_u64(const char *path, uint64_t *v);               /* 0 or -errno */
 void start_watchdog(unsigned deadline_s);
 

@@ -72,17 +72,7 @@ uint64_t engine_kv(const char *path, const char *key)
 /* NETIF_F_GRO of eth0 as ethtool sees it: 1, 0, or -errno. */
 static int gro_on(void)
 {
-	struct ethtool_value ev = { .cmd = ETHTOOL_GGRO };
-	struct ifreq ifr;
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc;
-	if (fd < 0)
-		return -errno;
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ENGINE_DEV);
-	ifr.ifr_data = (void *)&ev;
-	rc = ioctl(fd, SIOCETHTOOL, &ifr) < 0 ? -errno : (int)ev.data;
-	close(fd);
-	return rc;
+	return dev_gro(ENGINE_DEV, -1);
 }
 
 static unsigned timeout_for(uint64_t bytes)

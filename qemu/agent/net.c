@@ -513,25 +513,11 @@ static int veth_create(struct ctx *c, const char *name, const char *peer, int mt
 	return req(c, &b, what);
 }
 
-/* GRO off on dev by ethtool (ETHTOOL_SGRO), then read back (ETHTOOL_GGRO): 0 once it reads off, else -errno
- * (-EOPNOTSUPP: it stayed on). In the calling thread's namespace. */
+/* GRO off on dev, read back: 0 once it reads off, else -errno (-EOPNOTSUPP: it stayed on). */
 static int gro_off(const char *dev)
 {
-	struct ethtool_value ev = { .cmd = ETHTOOL_SGRO, .data = 0 };
-	struct ifreq ifr;
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc;
-	if (fd < 0)
-		return -errno;
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
-	ifr.ifr_data = (void *)&ev;
-	rc = ioctl(fd, SIOCETHTOOL, &ifr) < 0 ? -errno : 0;
-	if (!rc) {
-		ev.cmd = ETHTOOL_GGRO;
-		rc = ioctl(fd, SIOCETHTOOL, &ifr) < 0 ? -errno : ev.data ? -EOPNOTSUPP : 0;
-	}
-	close(fd);
-	return rc;
+	int rc = dev_gro(dev, 0);
+	return rc < 0 ? rc : rc ? -EOPNOTSUPP : 0;
 }
 
 /* One end of a relay pair made quiet before it goes up: no IPv6 on it (no router solicitations or MLD reports

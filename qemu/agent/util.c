@@ -4,12 +4,17 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
+#include <net/if.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/reboot.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -418,4 +423,25 @@ void stats_top_reasons(const struct stats *d, char *buf, size_t cap)
 	}
 	if (!buf[0])
 		snprintf(buf, cap, "-");
+}
+
+/* NETIF_F_GRO of @dev by ethtool, in the calling thread's namespace: set first when @set is 0 or 1
+ * (ETHTOOL_SGRO), then read back (ETHTOOL_GGRO). Returns 1 or 0 as it reads, or -errno. */
+int dev_gro(const char *dev, int set)
+{
+	struct ethtool_value ev = { .cmd = ETHTOOL_SGRO, .data = set > 0 };
+	struct ifreq ifr;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc = 0;
+	if (fd < 0)
+		return -errno;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
+	ifr.ifr_data = (void *)&ev;
+	if (set >= 0 && ioctl(fd, SIOCETHTOOL, &ifr) < 0)
+		rc = -errno;
+	ev.cmd = ETHTOOL_GGRO;
+	if (!rc)
+		rc = ioctl(fd, SIOCETHTOOL, &ifr) < 0 ? -errno : (int)!!ev.data;
+	close(fd);
+	return rc;
 }

@@ -5,6 +5,12 @@
 # usage: scripts/version.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# A source tree without git (a tarball or zip download, or no git installed): a VERSION file if the tree has one,
+# else 0.0.0+nogit, so that make dkms-install still has a version to give DKMS.
+if ! git rev-parse --git-dir >/dev/null 2>&1; then
+  if [ -s VERSION ]; then head -n1 VERSION; else echo "0.0.0+nogit"; fi
+  exit 0
+fi
 if v=$(git describe --tags --match 'v[0-9]*' 2>/dev/null); then
   v=${v#v}
 else

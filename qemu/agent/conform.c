@@ -38,7 +38,7 @@
 #endif
 
 int g_rxfd = -1;
-static int g_rxfd6 = -1;   /* a second packet socket run_train reads (the engine passes' ETH_P_IPV6 one), or -1 */
+int g_rxfd6 = -1;
 
 struct ccase {
 	const char *id;

@@ -18,6 +18,7 @@ struct train {
 int run_train(const struct train *t, char *got, size_t cap, char *why, size_t whycap);
 extern unsigned g_quiet_ms;   /* how long run_train waits for a frame still missing */
 extern int g_rxfd;            /* the packet socket run_train reads */
+extern int g_rxfd6;           /* a second one it reads (taps of ETH_P_IP and ETH_P_IPV6 while attached), or -1 */
 /* a packet socket with virtio_net_hdr on eth0 for proto (ETH_P_ALL, ETH_P_IP): fd, or -1 after fail() */
 int rx_socket(const char *who, int proto);
 

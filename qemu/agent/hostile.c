@@ -3,29 +3,35 @@
  * so that a wrong merge or a flush that should not happen shows in the "got" string (conform.c's header). For
  * every kind, what the receiver delivers (the got string) and drops (the error and drop counters of /proc/net/snmp,
  * snmp6, netstat and /proc/net/dev that moved) with tungro loaded (offloads) and with eth0 attached to tungro's
- * engine must equal what the kernel's own GRO gives. The one difference allowed is README's P12: a bad TCP
- * checksum inside IPIP/SIT, where tungro completes the held packet first: the same packets in another order.
- * A kind whose outcome differs is sent again, up to 2 times, as conform does for emulation jitter.
+ * engine must equal what the kernel's own GRO gives. The differences allowed are README's differences of order
+ * (the same packets in another order): P12 (a bad TCP checksum inside IPIP/SIT: tungro completes the held packet
+ * first), an outer IPv6 version other than 6, and on the engine a lone segment with well-formed IPv4 options.
+ * A kind whose outcome differs is sent again, up to 2 times, as conform does for emulation jitter; one that still
+ * differs has the kernel's outcome taken again once (ref_again), the reference being one send as well.
  */
 #include "agent.h"
 #include "conform.h"
 #include "frame.h"
 
+#include <errno.h>
+#include <linux/if_ether.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/if_ether.h>
 #include <unistd.h>
 
 /* what a row changes in the hostile (third) segment, beside its mutations */
 enum hop { H_MUT, H_IHL, H_OIHL, H_DOFF, H_TOPT, H_NEST, H_TRUNC, H_PAD, H_OTOT, H_MF, H_FLAGS, H_BADCSUM, H_V6EXT,
-	   H_TS };
+	   H_TS, H_OEXT };
 
 #define HF_P12 1     /* README's P12: the same packets, the order may differ */
 #define HF_FLOW 2    /* the hostile segment is another flow (addresses): its own "f1:" in the got string */
 /* well-formed IPv4 options: the engine (ipv4_options=1, README) holds the segment as a flow of its own layout, so it
  * goes up after the flow's held packet, not before it as 6.12's: the same packets, the order may differ */
 #define HF_OPTS 4
+/* README: an outer IPv6 header whose version nibble is not 6; tungro passes it up at once, 6.12's ipv6_gro_receive
+ * (which never reads the version) holds it as a flow of its own: the same packets, the order may differ */
+#define HF_V6VER 8
 
 struct hkind {
 	const char *id;
@@ -160,6 +166,35 @@ static const struct hkind g_kinds[] = {
 	{ "sit_doff4", E_SIT, H_DOFF, 4, 0, 0, { { 0 } } },
 	{ "sit_syn_fin", E_SIT, F(0x03) },
 	{ "sit_out_proto_ipip", E_SIT, H_MUT, 0, 0, 0, { MU(OUT, 9, SET8, 4) } },
+	/* ip6ip6 and ip4ip6 (issue 9): the outer IPv6 header, an extension header on the third segment only, and the
+	 * inner headers behind it; a segment with an extension header carries that much less payload, so that its
+	 * frame stays within eth1's MTU */
+	{ "x6_out_version4", E_6IN6, H_MUT, 0, 0, HF_V6VER, { MN(OUT, 0, SET8, 0x40) } },
+	{ "x6_out_version7", E_6IN6, H_MUT, 0, 0, HF_V6VER, { MN(OUT, 0, SET8, 0x70) } },
+	{ "x6_out_plen_short", E_6IN6, H_MUT, 0, 0, 0, { MU(OUT, 4, ADD16, -100) } },
+	{ "x6_out_plen_long1", E_6IN6, H_MUT, 0, 0, 0, { MU(OUT, 4, ADD16, 1) } },
+	{ "x6_out_plen_zero", E_6IN6, H_MUT, 0, 0, 0, { MU(OUT, 4, SET16, 0) } },
+	{ "x6_out_plen_ffff", E_6IN6, H_MUT, 0, 0, 0, { MU(OUT, 4, SET16, 0xffff) } },
+	{ "x6_out_nexthdr_tcp", E_6IN6, H_MUT, 0, 0, 0, { MU(OUT, 6, SET8, 6) } },
+	{ "x6_out_nexthdr_udp", E_6IN6, H_MUT, 0, 0, 0, { MU(OUT, 6, SET8, 17) } },
+	{ "x6_out_nexthdr_none", E_6IN6, H_MUT, 0, 0, 0, { MU(OUT, 6, SET8, 59) } },
+	{ "x6_out_nexthdr_ipip", E_6IN6, H_MUT, 0, 0, 0, { MU(OUT, 6, SET8, 4) } },
+	{ "x6_out_hlim0", E_6IN6, H_MUT, 0, 0, 0, { MU(OUT, 7, SET8, 0) } },
+	{ "x6_out_ecn_ce", E_6IN6, H_MUT, 0, 0, 0, { MU(OUT, 1, XOR8, 0x30) } },
+	{ "x6_out_enclim_on_3", E_6IN6, H_OEXT, OX_ENCLIM, MSS - 8, 0, { { 0 } } },
+	{ "x6_out_ext_len_past_end", E_6IN6, H_OEXT, OX_ENCLIM, MSS - 8, 0, { MU(OUT, 41, SET8, 200) } },
+	{ "x6_out_ext_next_none", E_6IN6, H_OEXT, OX_ENCLIM, MSS - 8, 0, { MU(OUT, 40, SET8, 59) } },
+	{ "x6_out_fragment_on_3", E_6IN6, H_OEXT, OX_FRAG, MSS - 8, 0, { { 0 } } },
+	{ "x6_in_plen_short", E_6IN6, H_MUT, 0, 0, 0, { MU(IN, 4, ADD16, -10) } },
+	{ "x6_in_nexthdr_udp", E_6IN6, H_MUT, 0, 0, 0, { MU(IN, 6, SET8, 17) } },
+	{ "x6_in_ext_len_past_end", E_6IN6, H_V6EXT, 1, MSS - 8, 0, { MU(IN, 41, SET8, 200) } },
+	{ "x6_doff4", E_6IN6, H_DOFF, 4, 0, 0, { { 0 } } },
+	{ "x6_syn_fin", E_6IN6, F(0x03) },
+	{ "x46_in_version6", E_4IN6, H_MUT, 0, 0, 0, { MU(IN, 0, SET8, 0x65) } },
+	{ "x46_in_totlen_short", E_4IN6, H_MUT, 0, 0, 0, { MU(IN, 2, ADD16, -10) } },
+	{ "x46_in_csum_bad", E_4IN6, H_MUT, 0, 0, 0, { MN(IN, 10, XOR8, 0x55) } },
+	{ "x46_in_mf", E_4IN6, H_MF, 1, 0, 0, { { 0 } } },
+	{ "x46_out_nexthdr_ipv6", E_4IN6, H_MUT, 0, 0, 0, { MU(OUT, 6, SET8, 41) } },
 	/* plain IPv4/IPv6 (the kernel's GRO with offloads; the engine's own path when attached) */
 	{ "p4_csum_bad", E_P4, H_MUT, 0, 0, 0, { MN(IN, 10, XOR8, 0x55) } },
 	{ "p4_totlen_long", E_P4, H_MUT, 0, 0, 0, { MU(IN, 2, ADD16, 10) } },
@@ -201,6 +236,7 @@ static void build(const struct hkind *k, struct train *t)
 	case H_FLAGS: h->tflags = (unsigned)k->arg; break;
 	case H_BADCSUM: h->badcsum = k->arg; break;
 	case H_V6EXT: h->v6ext = k->arg & 0xff; h->v6ext_type = k->arg >> 8; break;
+	case H_OEXT: h->oext = k->arg; break;
 	case H_MUT: case H_TS: break;
 	}
 	frames_number(t->s, t->n);
@@ -327,7 +363,7 @@ static int run_kind(const struct hkind *k, struct outcome *o)
 	return 0;
 }
 
-/* the got string's packets, sorted: README's P12 allows another order of the same packets */
+/* the got string's packets, sorted: README's order differences allow another order of the same packets */
 static void sorted_packets(const char *got, char *buf, size_t cap)
 {
 	char tmp[256], *tok[64], *save = NULL;
@@ -347,10 +383,10 @@ static void sorted_packets(const char *got, char *buf, size_t cap)
 		len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? "," : "", tok[i]);
 }
 
-/* 0 equal, 1 a README difference (P12's order; the engine's IPv4 options), 2 differing */
+/* 0 equal, 1 a README difference (P12's order, an outer IPv6 version; the engine's IPv4 options), 2 differing */
 static int compare(const struct hkind *k, const struct outcome *ref, const struct outcome *o, int kind)
 {
-	int fl = k->fl & (HF_P12 | (kind == ENG_ENGINE ? HF_OPTS : 0));
+	int fl = k->fl & (HF_P12 | HF_V6VER | (kind == ENG_ENGINE ? HF_OPTS : 0));
 	if (strcmp(ref->drops, o->drops) || strcmp(ref->why, o->why))
 		return 2;
 	if (!strcmp(ref->got, o->got))
@@ -364,8 +400,20 @@ static int compare(const struct hkind *k, const struct outcome *ref, const struc
 static struct outcome g_ref[NKINDS];
 
 struct htally {
-	int equal, readme, differ, retries;
+	int equal, readme, differ, retries, retaken;
 };
+
+/* The kernel's outcome of kind i taken again (tungro unloaded for it, then engine kind entered back), when an
+ * engine still differs after its retries: the reference is one send too, and under TCG one of its frames was
+ * seen counted twice (x:2 for x:1, m68k). 0 with the new reference in *ref, or -errno. */
+static int retake_reference(const struct hkind *k, int kind, struct outcome *ref)
+{
+	int rc = eng_enter(ENG_KERNEL);
+	if (!rc)
+		rc = run_kind(k, ref) ? -EIO : 0;
+	int back = eng_enter(kind);
+	return rc ? rc : back;
+}
 
 static void run_engine(int kind, struct htally *tl)
 {
@@ -381,6 +429,20 @@ static void run_engine(int kind, struct htally *tl)
 			}
 			r = kind == ENG_KERNEL ? 0 : compare(k, &g_ref[i], &o, kind);
 		}
+		int retaken = 0;
+		if (r == 2 && kind != ENG_KERNEL && strcmp(o.got, "error")) {
+			struct outcome ref;
+			int rc = retake_reference(k, kind, &ref);
+			if (rc)
+				fail("hostile %s: the kernel's outcome again, back to %s: %s", k->id, g_eng_name[kind],
+				     strerror(-rc));
+			else if (compare(k, &ref, &o, kind) < 2) {
+				g_ref[i] = ref;
+				r = compare(k, &ref, &o, kind);
+				retaken = 1;
+				tl->retaken++;
+			}
+		}
 		const struct outcome *show = kind == ENG_KERNEL ? &g_ref[i] : &o;
 		if (kind == ENG_KERNEL) {
 			out("HOSTILE arch=%s kind=%s enc=%s engine=kernel got=%s drops=%s%s%s", uname_machine(), k->id,
@@ -395,8 +457,9 @@ static void run_engine(int kind, struct htally *tl)
 			tl->readme++;
 		else
 			tl->differ++;
-		out("HOSTILE arch=%s kind=%s engine=%s result=%s retries=%d got=%s drops=%s%s%s%s%s%s%s", uname_machine(),
-		    k->id, g_eng_name[kind], res[r], tries - 1, show->got, show->drops, show->why[0] ? " note=" : "",
+		out("HOSTILE arch=%s kind=%s engine=%s result=%s retries=%d%s got=%s drops=%s%s%s%s%s%s%s",
+		    uname_machine(), k->id, g_eng_name[kind], res[r], tries - 1, retaken ? " reference=retaken" : "",
+		    show->got, show->drops, show->why[0] ? " note=" : "",
 		    show->why, r ? " kernel_got=" : "", r ? g_ref[i].got : "", r ? " kernel_drops=" : "",
 		    r ? g_ref[i].drops : "");
 		if (r == 2)
@@ -413,12 +476,13 @@ void hostile(void)
 	int rc;
 	memset(tl, 0, sizeof(tl));
 	/* With eth0 attached to the engine, an ETH_P_ALL tap sees every frame twice: on arrival, before
-	 * tungro's rx_handler, and as the engine delivers it. A tap bound to ETH_P_IP on eth0 is served
-	 * after the rx_handler: it sees what the stack gets, the same in the three engines (IPv4
-	 * carriers only: the table has no plain IPv6 frame).
+	 * tungro's rx_handler, and as the engine delivers it. Taps bound to ETH_P_IP and ETH_P_IPV6 on eth0
+	 * are served after the rx_handler: they see what the stack gets, the same in the three engines.
 	 */
 	int conform_fd = g_rxfd;
-	if ((g_rxfd = rx_socket("hostile", ETH_P_IP)) < 0) {
+	if ((g_rxfd = rx_socket("hostile", ETH_P_IP)) < 0 || (g_rxfd6 = rx_socket("hostile", ETH_P_IPV6)) < 0) {
+		if (g_rxfd >= 0)
+			close(g_rxfd);
 		g_rxfd = conform_fd;
 		return;
 	}
@@ -438,13 +502,15 @@ void hostile(void)
 	}
 	g_quiet_ms = quiet;
 	close(g_rxfd);
+	close(g_rxfd6);
 	g_rxfd = conform_fd;
+	g_rxfd6 = -1;
 	if ((rc = eng_enter(ENG_KERNEL)))
 		fail("hostile: back to kernel: %s", strerror(-rc));
 	out("%s", "");
-	out("%-8s %-9s %6s %6s %11s %8s %8s %8s", "arch", "engine", "kinds", "equal", "readme", "DIFFER",
-	    "retries", "seconds");
+	out("%-8s %-9s %6s %6s %11s %8s %8s %9s %8s", "arch", "engine", "kinds", "equal", "readme", "DIFFER",
+	    "retries", "ref_again", "seconds");
 	for (int e = 0; e < N_ENG; e++)
-		out("%-8s %-9s %6zu %6d %11d %8d %8d %8.1f", uname_machine(), g_eng_name[e], NKINDS, tl[e].equal,
-		    tl[e].readme, tl[e].differ, tl[e].retries, (double)(t[e + 1] - t[e]) / 1e6);
+		out("%-8s %-9s %6zu %6d %11d %8d %8d %9d %8.1f", uname_machine(), g_eng_name[e], NKINDS, tl[e].equal,
+		    tl[e].readme, tl[e].differ, tl[e].retries, tl[e].retaken, (double)(t[e + 1] - t[e]) / 1e6);
 }

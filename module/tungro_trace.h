@@ -59,8 +59,8 @@ TRACE_EVENT(tungro_flush,
 			   __entry->layer = layer;
 			   __entry->encap = encap;
 			   __entry->ends = ends;
-			   strscpy(__entry->reason_name, tgc_reason_name(reason),
-				   sizeof(__entry->reason_name));),
+			   strscpy_pad(__entry->reason_name, tgc_reason_name(reason),
+				       sizeof(__entry->reason_name));),
 	    TP_printk("reason=%s layer=%s encap=%s hash=0x%08x segs=%u bytes=%u ends=%u",
 		      __entry->reason_name,
 		      __print_symbolic(__entry->layer, { TUNGRO_LAYER_OFFLOAD, "offload" },
@@ -92,7 +92,7 @@ TRACE_EVENT(tungro_deliver,
 			     __field(u32, segs)
 			     __field(u16, queue)
 			     __field(u8, direct)),
-	    TP_fast_assign(strscpy(__entry->dev, dev->name, IFNAMSIZ);
+	    TP_fast_assign(strscpy_pad(__entry->dev, dev->name, IFNAMSIZ);
 			   __entry->ifindex = dev->ifindex;
 			   __entry->pkts = pkts;
 			   __entry->segs = segs;

@@ -78,6 +78,19 @@ show lsmod 'lsmod | grep tungro'
 show modinfo 'modinfo tungro | grep -v "^parm:"'
 show parameters 'grep -H . /sys/module/tungro/parameters/*; echo "taint: $(cat /sys/module/tungro/taint)"'
 show dmesg 'dmesg | grep "tungro:"'
+# tungro's tracepoints from perf, trace-cmd and bpftrace while the make install build is loaded, around a TCP
+# transfer through an IPIP tunnel between two namespaces (the check disk's trace.sh, qemu/install-trace.sh);
+# its TRACE lines (each tool's key output and its comparison with debugfs) go to the results.
+trace_step() {
+  step "$1" "$disk/trace.sh $1"
+  sed -n 's/^TRACE /INFO /p' "$log" | while IFS= read -r l; do result "$l"; done
+}
+trace_step setup
+trace_step counters
+trace_step perf-stat
+trace_step perf-record
+trace_step trace-cmd
+trace_step bpftrace
 step dkms-install "make dkms-install"
 show dkms-status 'dkms status'
 step modprobe-r "modprobe -r tungro && ! test -e /sys/module/tungro"

@@ -65,7 +65,7 @@ port=$(find_port) || { say "no virtio-serial port tungro.results: nothing can re
 result "# tungro install check: arch=$(uname -m) kernel=$(uname -r) (Debian 12 guest, $(nproc) CPUs)"
 mountpoint -q /sys/kernel/security || mount -t securityfs securityfs /sys/kernel/security
 show release 'uname -r; cat /proc/version; ls -ld /lib/modules/$(uname -r)/build; cat /sys/kernel/security/lockdown'
-show packages 'dpkg-query -W -f "\${Package} \${Version}\n" linux-image-amd64 linux-headers-amd64 "linux-image-$(uname -r)" dkms gcc-12 g++-12 make git kmod'
+show packages 'dpkg-query -W -f "\${Package} \${Version}\n" linux-image-amd64 linux-headers-amd64 "linux-image-$(uname -r)" dkms gcc-12 g++-12 make git kmod linux-perf trace-cmd bpftrace'
 
 step clone "git clone $disk/tungro.bundle $tree && cd $tree && git log --oneline -1"
 step version "test \"\$(scripts/version.sh)\" = \"$(cat $disk/version)\" && scripts/version.sh"

@@ -18,8 +18,8 @@ me=$(readlink -f "$0")
 
 say() { echo "TRACE $*"; }
 die() { say "FAILED: $*"; exit 1; }
-# run COMMAND...: prints the command as typed, then runs it
-run() { echo "+ $*"; "$@"; }
+# run COMMAND...: prints the command as typed (to stderr: the console), then runs it
+run() { echo "+ $*" >&2; "$@"; }
 
 # val KEY FILE: KEY's value in a saved copy of debugfs' stats (0 when absent)
 val() { awk -v k="$1" '$1 == k { v = $2 } END { print v + 0 }' "$2"; }
@@ -110,15 +110,17 @@ counters() {
 
 perf_stat() {
   local n v
-  # bookworm's linux-perf 6.1.* installs the binary as /usr/bin/perf itself (no perf_<version> behind a wrapper)
+  # bookworm's linux-perf 6.1.* installs the binary as /usr/bin/perf itself, diverting linux-base's perf
+  # wrapper (which would look for perf_<version>) to perf.linux-base
   v=$(perf version) || die "perf version failed"
-  say "perf stat: $v ($(command -v perf), $(dpkg -S "$(command -v perf)" 2>/dev/null | cut -d: -f1)); kernel $(uname -r)"
+  say "perf stat: $v ($(command -v perf) of $(dpkg -S /usr/bin/perf | grep -v '^diversion' | cut -d: -f1);" \
+    "$(dpkg-divert --list /usr/bin/perf)); kernel $(uname -r)"
   [[ $v == "perf version 6.1."* ]] || die "perf is not 6.1's ($v) on $(uname -r)"
   snap s0
   run perf stat -e tungro:tungro_flush -a -- "$me" traffic 2>"$work/perf-stat.txt" || { cat "$work/perf-stat.txt"; die "perf stat failed"; }
   snap s1
   cat "$work/perf-stat.txt"
-  grep 'tungro:tungro_flush' "$work/perf-stat.txt" | sed 's/^ */TRACE perf stat: /'
+  grep 'tungro:tungro_flush' "$work/perf-stat.txt" | sed 's/^ */TRACE perf stat: /; s/ *$//'
   n=$(awk '$2 == "tungro:tungro_flush" { gsub(/[,.]/, "", $1); print $1 }' "$work/perf-stat.txt")
   [ -n "$n" ] || die "perf stat printed no count for tungro:tungro_flush"
   # perf stat counts, it has no reasons: its total against the sum of the flush counters' increases
@@ -165,9 +167,10 @@ bpf_trace() {
   # the fields bpftrace finds for the event (from tracefs' format file: no BTF for an out-of-tree module)
   bpftrace -lv 'tracepoint:tungro:tungro_flush' 2>&1 | sed 's/^/TRACE bpftrace -lv| /'
   snap s0
+  # -c takes an ELF executable (bpftrace 0.17 checks with bcc_elf_is_exe): a script runs through bash
   # shellcheck disable=SC2016
-  run bpftrace -e 'tracepoint:tungro:tungro_flush { @[str(args->reason_name)] = count(); }' -c "$me traffic" \
-    >"$work/bpftrace.txt" 2>&1 || { cat "$work/bpftrace.txt"; die "bpftrace failed"; }
+  run bpftrace -e 'tracepoint:tungro:tungro_flush { @[str(args->reason_name)] = count(); }' \
+    -c "/bin/bash $me traffic" >"$work/bpftrace.txt" || { cat "$work/bpftrace.txt"; die "bpftrace failed"; }
   snap s1
   cat "$work/bpftrace.txt"
   grep '^@' "$work/bpftrace.txt" | sed 's/^/TRACE bpftrace| /'

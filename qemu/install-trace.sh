@@ -167,9 +167,11 @@ bpf_trace() {
   # the fields bpftrace finds for the event (from tracefs' format file: no BTF for an out-of-tree module)
   bpftrace -lv 'tracepoint:tungro:tungro_flush' 2>&1 | sed 's/^/TRACE bpftrace -lv| /'
   snap s0
-  # -c takes an ELF executable (bpftrace 0.17 checks with bcc_elf_is_exe): a script runs through bash
+  # -c takes an ELF executable (bpftrace 0.17 checks with bcc_elf_is_exe): a script runs through bash.
+  # reason_name is a char[16], a string to bpftrace already: str() of it is an error in 0.17 ("str() expects
+  # an integer or a pointer type as first argument (string[16] provided)").
   # shellcheck disable=SC2016
-  run bpftrace -e 'tracepoint:tungro:tungro_flush { @[str(args->reason_name)] = count(); }' \
+  run bpftrace -e 'tracepoint:tungro:tungro_flush { @[args->reason_name] = count(); }' \
     -c "/bin/bash $me traffic" >"$work/bpftrace.txt" || { cat "$work/bpftrace.txt"; die "bpftrace failed"; }
   snap s1
   cat "$work/bpftrace.txt"

@@ -71,6 +71,8 @@ setup() {
   done
   ip netns exec "$rx" ethtool -k veth-rx | grep -E '^(generic-receive-offload|tcp-segmentation-offload):'
   ip netns exec "$tx" ethtool -k veth-tx | grep -E '^tcp-segmentation-offload:'
+  # how the format file names encap's values: enum names (TGC_ENCAP_IPIP) are left for user space to resolve
+  say "setup: format: $(grep -o 'REC->encap, { [^}]*}' /sys/kernel/tracing/events/tungro/tungro_flush/format)"
   ip -n "$rx" -d link show tun0 | sed -n 's/^ *\(ipip .*\)/\1/p' | head -n 1 | sed 's/^/TRACE setup: rx tun0: /'
   say "setup: namespaces $tx, $rx; veth-tx/veth-rx 10.200.0.0/24 (veth-rx: GRO on), IPIP tun0 10.201.0.1 -> 10.201.0.2"
 }
@@ -176,7 +178,13 @@ bpf_trace() {
   snap s1
   cat "$work/bpftrace.txt"
   grep '^@' "$work/bpftrace.txt" | sed 's/^/TRACE bpftrace| /'
-  sed -nE 's/^@\[([a-z0-9_]+)\]: ([0-9]+)$/\1 \2/p' "$work/bpftrace.txt" >"$work/bpftrace-reasons.txt"
+  # One reason can print as several keys: the map key is all 16 bytes of reason_name, and what follows its
+  # NUL is whatever the ring buffer held there before (strscpy() does not pad). Summed per name.
+  sed -nE 's/^@\[([a-z0-9_]+)\]: ([0-9]+)$/\1 \2/p' "$work/bpftrace.txt" |
+    awk '{ n[$1] += $2; k[$1]++ } END { for (r in n) print r, n[r], k[r] }' | sort >"$work/bpftrace-keys.txt"
+  awk '$3 > 1 { print "TRACE bpftrace: reason " $1 ": " $3 " map keys (bytes after the NUL differ), summed" }' \
+    "$work/bpftrace-keys.txt"
+  cut -d' ' -f1,2 "$work/bpftrace-keys.txt" >"$work/bpftrace-reasons.txt"
   check bpftrace "$work/bpftrace-reasons.txt"
 }
 

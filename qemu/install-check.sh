@@ -65,7 +65,7 @@ port=$(find_port) || { say "no virtio-serial port tungro.results: nothing can re
 result "# tungro install check: arch=$(uname -m) kernel=$(uname -r) (Debian 12 guest, $(nproc) CPUs)"
 mountpoint -q /sys/kernel/security || mount -t securityfs securityfs /sys/kernel/security
 show release 'uname -r; cat /proc/version; ls -ld /lib/modules/$(uname -r)/build; cat /sys/kernel/security/lockdown'
-show packages 'dpkg-query -W -f "\${Package} \${Version}\n" linux-image-amd64 linux-headers-amd64 "linux-image-$(uname -r)" dkms gcc-12 g++-12 make git kmod'
+show packages 'dpkg-query -W -f "\${Package} \${Version}\n" linux-image-amd64 linux-headers-amd64 "linux-image-$(uname -r)" dkms gcc-12 g++-12 make git kmod linux-perf trace-cmd bpftrace'
 
 step clone "git clone $disk/tungro.bundle $tree && cd $tree && git log --oneline -1"
 step version "test \"\$(scripts/version.sh)\" = \"$(cat $disk/version)\" && scripts/version.sh"
@@ -78,6 +78,19 @@ show lsmod 'lsmod | grep tungro'
 show modinfo 'modinfo tungro | grep -v "^parm:"'
 show parameters 'grep -H . /sys/module/tungro/parameters/*; echo "taint: $(cat /sys/module/tungro/taint)"'
 show dmesg 'dmesg | grep "tungro:"'
+# tungro's tracepoints from perf, trace-cmd and bpftrace while the make install build is loaded, around a TCP
+# transfer through an IPIP tunnel between two namespaces (the check disk's trace.sh, qemu/install-trace.sh);
+# its TRACE lines (each tool's key output and its comparison with debugfs) go to the results.
+trace_step() {
+  step "$1" "$disk/trace.sh $1"
+  sed -n 's/^TRACE /INFO /p' "$log" | while IFS= read -r l; do result "$l"; done
+}
+trace_step setup
+trace_step counters
+trace_step perf-stat
+trace_step perf-record
+trace_step trace-cmd
+trace_step bpftrace
 step dkms-install "make dkms-install"
 show dkms-status 'dkms status'
 step modprobe-r "modprobe -r tungro && ! test -e /sys/module/tungro"

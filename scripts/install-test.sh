@@ -36,6 +36,7 @@ if [ "${version%.dirty}" != "$version" ]; then
 fi
 echo "$version" >"$out/disk/version"
 install -m 0755 "$here/qemu/install-check.sh" "$out/disk/check.sh"
+install -m 0755 "$here/qemu/install-trace.sh" "$out/disk/trace.sh"
 truncate -s 16M "$out/check.ext4"
 mkfs.ext4 -F -q -L TUNGRO-CHECK -d "$out/disk" "$out/check.ext4" || die "mkfs.ext4 of the check disk failed"
 

@@ -27,6 +27,16 @@
 #define TUNGRO_LAYER_ENGINE	1	/* the engine of an attached device (tungro's own NAPI) */
 
 /*
+ * enum tgc_encap's constants resolved in the format file, so that perf and trace-cmd print
+ * tungro_flush.encap by name: without these, user space sees the enum names and prints 0x1.
+ */
+TRACE_DEFINE_ENUM(TGC_ENCAP_NONE);
+TRACE_DEFINE_ENUM(TGC_ENCAP_IPIP);
+TRACE_DEFINE_ENUM(TGC_ENCAP_SIT);
+TRACE_DEFINE_ENUM(TGC_ENCAP_IP4IP6);
+TRACE_DEFINE_ENUM(TGC_ENCAP_IP6IP6);
+
+/*
  * tungro_flush - a segment was not merged, or it ends its flow's GRO packet: one event wherever
  * debugfs counts flush_<reason> (tungro/stats for the offload layer, tungro/<dev>/stats for the
  * engine), so per reason the events equal the counter's increase over the same interval.

@@ -51,31 +51,12 @@ command -v "$qemu" >/dev/null || die "$qemu not installed"
 
 echo "boot.sh: $arch: $qemu, timeout ${timeout_s}s, cmdline: $cmdline" >&2
 start=$SECONDS
-timeout --foreground -k 10 "$timeout_s" "$qemu" "${args[@]}" </dev/null >"$outdir/qemu.log" 2>&1 &
-qpid=$!
-# show the agent's lines as they arrive
-tail -n +1 -F --pid="$qpid" "$results" 2>/dev/null &
-tpid=$!
-rc=0
-wait "$qpid" || rc=$?
-wait "$tpid" 2>/dev/null || true
+# shellcheck source=qemu/judge.sh
+. "$(dirname "$0")/judge.sh"
+# the agent's lines show as they arrive
+qemu_run_judged "$timeout_s" "$outdir/qemu.log" "$results" "$console" "$qemu" "${args[@]}"
 elapsed=$(( SECONDS - start ))
-
-last=$(tail -n 1 "$results" 2>/dev/null || true)
-reason=
-if (( rc == 124 || rc == 137 )); then
-  reason="QEMU killed by timeout after ${timeout_s}s"
-elif (( rc != 0 )); then
-  reason="QEMU exited with status $rc: $(tail -n 5 "$outdir/qemu.log" | tr '\n' ' ')"
-fi
-if grep -q -e 'Kernel panic' -e '------------\[ cut here \]' "$console" 2>/dev/null; then
-  reason="${reason:+$reason; }kernel panic/warning in console.log: $(grep -m1 -e 'Kernel panic' "$console" || true)"
-fi
-if [ -z "$reason" ] && [ "$last" != success ]; then
-  if [ -z "$last" ]; then reason="no result lines (agent did not start or results port missing)"
-  elif [[ $last == failure:* ]]; then reason="agent reported ${last}"
-  else reason="agent did not finish (last line: $last)"; fi
-fi
+reason=$QEMU_REASON
 ran_on=$(grep -m1 -o 'arch=[^ ]* kernel=[^ ]*' "$results" || echo 'arch=? kernel=?')
 if [ -z "$reason" ]; then
   echo "boot.sh: $arch guest passed in ${elapsed}s ($ran_on)" >&2

@@ -59,30 +59,11 @@ args=(-nodefaults -display none -no-reboot -accel tcg -M pc -smp 2 -m 2048M
 log "install test: booting Debian 12's $release (image $img) to build, install and load tungro $version;" \
   "timeout ${timeout_s}s"
 start=$SECONDS
-rc=0
-timeout --foreground -k 10 "$timeout_s" qemu-system-x86_64 "${args[@]}" </dev/null >"$out/qemu.log" 2>&1 &
-qpid=$!
-tail -n +1 -F --pid="$qpid" "$results" 2>/dev/null &
-tpid=$!
-wait "$qpid" || rc=$?
-wait "$tpid" 2>/dev/null || true
+# shellcheck source=qemu/judge.sh
+. "$here/qemu/judge.sh"
+qemu_run_judged "$timeout_s" "$out/qemu.log" "$results" "$console" qemu-system-x86_64 "${args[@]}"
 boot_s=$((SECONDS - start))
-
-last=$(tail -n 1 "$results" 2>/dev/null || true)
-reason=
-if (( rc == 124 || rc == 137 )); then
-  reason="QEMU killed by timeout after ${timeout_s}s"
-elif (( rc != 0 )); then
-  reason="QEMU exited with status $rc: $(tail -n 5 "$out/qemu.log" | tr '\n' ' ')"
-fi
-if grep -q -e 'Kernel panic' -e '------------\[ cut here \]' "$console" 2>/dev/null; then
-  reason="${reason:+$reason; }kernel panic/warning in console.log: $(grep -m1 -e 'Kernel panic' "$console" || true)"
-fi
-if [ -z "$reason" ] && [ "$last" != success ]; then
-  if [ -z "$last" ]; then reason="no result lines (the check did not start or its port is missing)"
-  elif [[ $last == failure:* ]]; then reason="the check reported ${last}"
-  else reason="the check did not finish (last line: $last)"; fi
-fi
+reason=$QEMU_REASON
 # "STEP make ok 66 s" -> "make 66 s", "STEP make FAILED (exit 2) 66 s" -> "make FAILED 66 s"
 steps=$(sed -nE 's/^STEP ([^ ]+) (ok|FAILED)( \(exit [0-9]+\))? ([0-9]+) s$/\1 \2 \4 s/p' "$results" |
   sed 's/ ok / /' | paste -sd, - | sed 's/,/, /g')

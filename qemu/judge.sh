@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Sourced by qemu/boot.sh and scripts/install-test.sh: one QEMU run under timeout and its verdict.
+# qemu_run_judged TIMEOUT_S QEMU_LOG RESULTS CONSOLE QEMU [ARGS...]
+#   runs QEMU under `timeout -k 10` (stdin /dev/null, its own output into QEMU_LOG) while RESULTS (the guest's
+#   side channel) is printed on stdout as it grows; then sets QEMU_RC (QEMU's exit status) and QEMU_REASON: why
+#   the run failed (killed by the timeout, a non-zero exit, a kernel panic or warning in CONSOLE, a last line of
+#   RESULTS other than "success"), or "" when it passed.
+qemu_run_judged() {
+  local timeout_s=$1 qlog=$2 results=$3 console=$4 qpid tpid last
+  shift 4
+  QEMU_RC=0 QEMU_REASON=
+  timeout --foreground -k 10 "$timeout_s" "$@" </dev/null >"$qlog" 2>&1 &
+  qpid=$!
+  tail -n +1 -F --pid="$qpid" "$results" 2>/dev/null &
+  tpid=$!
+  wait "$qpid" || QEMU_RC=$?
+  wait "$tpid" 2>/dev/null || true
+  last=$(tail -n 1 "$results" 2>/dev/null || true)
+  if (( QEMU_RC == 124 || QEMU_RC == 137 )); then
+    QEMU_REASON="QEMU killed by timeout after ${timeout_s}s"
+  elif (( QEMU_RC != 0 )); then
+    QEMU_REASON="QEMU exited with status $QEMU_RC: $(tail -n 5 "$qlog" | tr '\n' ' ')"
+  fi
+  if grep -q -e 'Kernel panic' -e '------------\[ cut here \]' "$console" 2>/dev/null; then
+    QEMU_REASON="${QEMU_REASON:+$QEMU_REASON; }kernel panic/warning in console.log: $(grep -m1 -e 'Kernel panic' "$console" || true)"
+  fi
+  if [ -z "$QEMU_REASON" ] && [ "$last" != success ]; then
+    if [ -z "$last" ]; then QEMU_REASON="no result lines (the guest's reporter did not start or its port is missing)"
+    elif [[ $last == failure:* ]]; then QEMU_REASON="the guest reported ${last}"
+    else QEMU_REASON="the guest did not finish (last line: $last)"; fi
+  fi
+}

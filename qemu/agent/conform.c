@@ -1041,6 +1041,17 @@ static void run_engine(int pass, struct tally *tl, int *lines)
 	}
 }
 
+/* A blank line, then the result table's head: the case column, one per encap, and what each cell's two halves are. */
+static void table_head(const char *halves)
+{
+	char head[200];
+	int hl = snprintf(head, sizeof(head), "%-28s", "case");
+	out("%s", "");
+	for (int e = 0; e < N_ENC; e++)
+		hl += snprintf(head + hl, sizeof(head) - (size_t)hl, " %-11s", g_enc_name[e]);
+	out("%s   (%s)", head, halves);
+}
+
 /* The engine passes, after the tungro one: tungro loaded and eth0 attached, the CF_ENGINE rows; then a load with
  * ipv4_options=0 and eth0 attached at load, the CF_O05 rows (O05); then tungro unloaded again. Attached, an
  * ETH_P_ALL tap sees every frame twice (on arrival, before tungro's rx_handler, and as the
@@ -1076,12 +1087,7 @@ static void run_engine_passes(int *lines)
 	if ((rc = eng_enter(ENG_KERNEL)))
 		fail("conform: detach eth0, rmmod tungro: %s", strerror(-rc));
 
-	out("%s", "");
-	char head[200];
-	int hl = snprintf(head, sizeof(head), "%-28s", "case");
-	for (int e = 0; e < N_ENC; e++)
-		hl += snprintf(head + hl, sizeof(head) - (size_t)hl, " %-11s", g_enc_name[e]);
-	out("%s   (engine/engine-noopt)", head);
+	table_head("engine/engine-noopt");
 	static const char *const r[3] = { "-", "pass", "FAIL" };
 	for (size_t c = 0; c < NCASES; c++) {
 		if (!(g_cases[c].flags & CF_ENGINE))
@@ -1157,12 +1163,7 @@ void conform(void)
 	uint64_t t2 = now_us();
 	if (have_tungro)
 		run_engine_passes(&lines);
-	out("%s", "");
-	char head[200];
-	int hl = snprintf(head, sizeof(head), "%-28s", "case");
-	for (int e = 0; e < N_ENC; e++)
-		hl += snprintf(head + hl, sizeof(head) - (size_t)hl, " %-11s", g_enc_name[e]);
-	out("%s   (kernel/tungro)", head);
+	table_head("kernel/tungro");
 	static const char *const r[3] = { "-", "pass", "FAIL" };
 	for (size_t c = 0; c < NCASES + PEER_NTESTS; c++) {
 		char line[200], id[32];

@@ -63,6 +63,8 @@ static LIST_HEAD(tungro_devs);	/* attached devices, under rtnl */
 /* Since load, under rtnl: detaches, and what they delivered or found left over (tungro/control). */
 static u64 tungro_detaches, tungro_detach_held, tungro_detach_queued, tungro_detach_left;
 static u64 tungro_detach_leaked;
+/* Attaches that found the device's NAPI holding packets when disabled (tungro_napi_flush_held()) */
+static u64 tungro_attach_flushed;
 static struct dentry *tungro_control;
 
 static struct tungro_dev *tungro_find(const struct net_device *dev)
@@ -192,6 +194,30 @@ static bool tungro_is_virtio_net(const struct net_device *dev)
  * of their flow may still wait in the other CPU's. Without traffic for 20 ms, which CPU runs the
  * first poll does not matter.
  */
+/*
+ * Delivers what a disabled NAPI instance @napi of the device still holds in its GRO lists. With
+ * gro_flush_timeout or napi_defer_hard_irqs set, a completing poll keeps the packets of the last
+ * jiffy held and arms a timer, which napi_disable() cancels: held on, they would go up only at the
+ * end of the first poll without GRO, behind the later segments of their flows that poll passes up.
+ * The instance is ours while disabled. They go up through the rx_handler (registered already) into
+ * tungro's queue, ahead of every frame a later poll brings. netif_receive_skb_list() stands in for
+ * gro_normal_list(), whose netif_receive_skb_list_internal() is not exported.
+ */
+static void tungro_napi_flush_held(struct napi_struct *napi)
+{
+	if (!napi->gro_bitmask && !napi->rx_count)
+		return;
+	local_bh_disable();
+	napi_gro_flush(napi, false);
+	if (napi->rx_count) {
+		netif_receive_skb_list(&napi->rx_list);
+		INIT_LIST_HEAD(&napi->rx_list);
+		napi->rx_count = 0;
+	}
+	local_bh_enable();
+	tungro_attach_flushed++;
+}
+
 static void tungro_gro_off(struct tungro_dev *td)
 {
 	struct net_device *dev = td->dev;
@@ -203,8 +229,10 @@ static void tungro_gro_off(struct tungro_dev *td)
 		usleep_range(1000, 1500);
 	if (quiet)
 		list_for_each_entry(napi, &dev->napi_list, dev_list)
-			if (napi->weight)
+			if (napi->weight) {
 				napi_disable(napi);
+				tungro_napi_flush_held(napi);
+			}
 	dev->wanted_features &= ~NETIF_F_GRO;
 	netdev_update_features(dev);
 	if (!quiet)
@@ -403,8 +431,8 @@ static int tungro_control_show(struct seq_file *m, void *unused)
 		seq_printf(m, "attached %s\n", td->dev->name);
 	seq_printf(m, "detaches %llu\ndetach_held %llu\ndetach_queued %llu\n", tungro_detaches,
 		   tungro_detach_held, tungro_detach_queued);
-	seq_printf(m, "detach_left %llu\ndetach_leaked %llu\n", tungro_detach_left,
-		   tungro_detach_leaked);
+	seq_printf(m, "detach_left %llu\ndetach_leaked %llu\nattach_flushed %llu\n",
+		   tungro_detach_left, tungro_detach_leaked, tungro_attach_flushed);
 	rtnl_unlock();
 	return 0;
 }

@@ -5,6 +5,8 @@
 #   MIB   MiB per TCP stream (0: the mode's default); demo: MiB per engine and stream scenario
 # TUNGRO_KERNEL=debian (6.12) or debian-6.1 boots Debian's own amd64 kernel instead (x86_64; demo and test),
 # with the modules the agent needs in the initramfs; output in build/x86_64-debian[-6.1]/.
+# TUNGRO_ONLY=GROUP (test): one group of checks only (streams, k06, ip6, engine, irq, unbind, k01, faults, k07,
+# trace; the agent refuses another name), for a quicker turn while working on it.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/scripts/lib.sh"
@@ -53,6 +55,7 @@ if [ "$mode" = test ]; then
   cycles=${TUNGRO_CYCLES:-$([ "${TUNGRO_VARIANT:-}" = debug ] && echo 50 || echo 200)}
   case "$cycles" in ''|*[!0-9]*) die "TUNGRO_CYCLES must be a whole number, got '$cycles'" ;; esac
   cmdline+=" tungro.cycles=$cycles"
+  [ -z "${TUNGRO_ONLY:-}" ] || cmdline+=" tungro.only=$TUNGRO_ONLY"
 fi
 if [ "$mode" = conform ]; then
   # The peer suite runs the kernel's own gro.c selftest in the guest. A failed build still boots: the agent

@@ -6,6 +6,8 @@
  *   tungro.mib=N            MiB per stream (0 or absent: 32 for demo, 4 for test); demo: per engine and scenario
  *   tungro.irqtime=1        the kernel has CONFIG_IRQ_TIME_ACCOUNTING (the demo reports softirq time per segment)
  *   tungro.cycles=N         test: insmod/rmmod cycles of tungro under traffic (K06; default 200)
+ *   tungro.only=GROUP       test: run one group of checks only (streams, k06, ip6, engine, irq, unbind, k01,
+ *                           faults, k07, trace), for a developer's quicker turn; make test runs them all
  *   tungro.fuzz_trains=N    kunit: random trains of the skb-shape fuzzer (tungro_kunit.ko's fuzz_trains)
  *   tungro.bench_reps=N     kunit: reps per path of tungro_bench (tungro_kunit.ko's bench_reps)
  *   tungro.deadline=S       give up S seconds after boot with a failure line (boot.sh sets it below its timeout)
@@ -27,6 +29,9 @@
 #include <unistd.h>
 
 static const char *opt_mode = "demo";
+static const char *opt_only;   /* test mode: the one group to run (NULL: all) */
+static const char *const test_groups[] = { "streams", "k06", "ip6", "engine", "irq", "unbind", "k01", "faults",
+					   "k07", "trace" };
 static unsigned opt_mib;
 static unsigned opt_deadline = 3600;
 static unsigned opt_cycles = 200;
@@ -95,6 +100,8 @@ static void parse_cmdline(void)
 	for (char *save = NULL, *tok = strtok_r(buf, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
 		if (!strncmp(tok, "tungro.mode=", 12))
 			opt_mode = tok + 12;
+		else if (!strncmp(tok, "tungro.only=", 12))
+			opt_only = tok + 12;
 		else if (!strcmp(tok, "tungro.irqtime=1"))
 			opt_irqtime = 1;
 		else
@@ -105,6 +112,17 @@ static void parse_cmdline(void)
 		die("unknown tungro.mode '%s' (demo, test, kunit, conform)", opt_mode);
 	if (!opt_mib)
 		opt_mib = !strcmp(opt_mode, "demo") ? 32 : 4;
+	int known = !opt_only;
+	for (size_t i = 0; !known && i < sizeof(test_groups) / sizeof(test_groups[0]); i++)
+		known = !strcmp(opt_only, test_groups[i]);
+	if (!known)
+		die("unknown tungro.only '%s' (streams, k06, ip6, engine, irq, unbind, k01, faults, k07, trace)", opt_only);
+}
+
+/* Whether test mode runs check group @g (tungro.only). */
+static int want(const char *g)
+{
+	return !opt_only || !strcmp(opt_only, g);
 }
 
 /* The port's name arrives from QEMU over the control queue, possibly after we start: poll for it. */
@@ -247,55 +265,70 @@ static void test(void)
 	if (mod_loaded())
 		die("test: tungro loaded before insmod");
 
-	rc = mod_load();
-	check("insmod", rc == 0 && mod_loaded() && access(STATS_PATH, R_OK) == 0, "finit_module %s: %s; %s %s",
-	      MODULE_PATH, rc ? strerror(-rc) : "ok", STATS_PATH, access(STATS_PATH, R_OK) ? "missing" : "present");
-	if (rc)
-		return;
-	test_tungro_stream(ipip, bytes);
-	test_tungro_stream(sit, bytes);
-	rc = mod_unload();
-	check("rmmod", rc == 0 && !mod_loaded(), "delete_module: %s; /sys/module/tungro %s", rc ? strerror(-rc) : "ok",
-	      mod_loaded() ? "still there" : "gone");
-	if (rc)
-		return;
-
-	/* K06: load race under TCP, UDP and ICMP in both tunnels */
-	k06_load_race(opt_cycles, opt_mib);
-
-	/* the kernel's own callbacks must be back */
-	for (int i = 0; i < 2; i++) {
-		const struct scenario *sc = i ? sit : ipip;
-		struct run_result r;
-		char name[64];
-		rc = run_stream(sc, "kernel", bytes, 4000 + (uint64_t)i, stream_timeout(bytes), NULL, &r);
-		print_result(&r);
-		snprintf(name, sizeof(name), "kernel_%s_after_rmmod", sc->name);
-		check(name, rc == 0 && r.segs_per_gro > 1.0,
-		      "%.2f segs/GRO (%" PRIu64 " wire segments, %" PRIu64 " GRO packets, need > 1), checksum %s%s%s",
-		      r.segs_per_gro, r.wire_segs, r.gro_pkts, r.ok && r.csum_ok ? "ok" : "BAD", r.err[0] ? ": " : "",
-		      r.err);
+	if (opt_only)
+		out("# tungro.only=%s: the other check groups are skipped", opt_only);
+	if (want("streams")) {
+		rc = mod_load();
+		check("insmod", rc == 0 && mod_loaded() && access(STATS_PATH, R_OK) == 0, "finit_module %s: %s; %s %s",
+		      MODULE_PATH, rc ? strerror(-rc) : "ok", STATS_PATH,
+		      access(STATS_PATH, R_OK) ? "missing" : "present");
+		if (rc)
+			return;
+		test_tungro_stream(ipip, bytes);
+		test_tungro_stream(sit, bytes);
+		rc = mod_unload();
+		check("rmmod", rc == 0 && !mod_loaded(), "delete_module: %s; /sys/module/tungro %s",
+		      rc ? strerror(-rc) : "ok", mod_loaded() ? "still there" : "gone");
+		if (rc)
+			return;
 	}
 
-	/* issue 9: ip4ip6 and ip6ip6, tungro's offloads (inet6_offloads[4], [41]) against the kernel's GRO */
-	test_ip6_tunnel(scenario_by_name("ip4ip6"), bytes);
-	test_ip6_tunnel(scenario_by_name("ip6ip6"), bytes);
+	if (want("k06")) {
+		/* K06: load race under TCP, UDP and ICMP in both tunnels */
+		k06_load_race(opt_cycles, opt_mib);
+		/* the kernel's own callbacks must be back */
+		for (int i = 0; i < 2; i++) {
+			const struct scenario *sc = i ? sit : ipip;
+			struct run_result r;
+			char name[64];
+			rc = run_stream(sc, "kernel", bytes, 4000 + (uint64_t)i, stream_timeout(bytes), NULL, &r);
+			print_result(&r);
+			snprintf(name, sizeof(name), "kernel_%s_after_rmmod", sc->name);
+			check(name, rc == 0 && r.segs_per_gro > 1.0,
+			      "%.2f segs/GRO (%" PRIu64 " wire segments, %" PRIu64 " GRO packets, need > 1), checksum %s%s%s",
+			      r.segs_per_gro, r.wire_segs, r.gro_pkts, r.ok && r.csum_ok ? "ok" : "BAD",
+			      r.err[0] ? ": " : "", r.err);
+		}
+	}
+
+	if (want("ip6")) {
+		/* issue 9: ip4ip6 and ip6ip6, tungro's offloads (inet6_offloads[4], [41]) against the kernel's GRO */
+		test_ip6_tunnel(scenario_by_name("ip4ip6"), bytes);
+		test_ip6_tunnel(scenario_by_name("ip6ip6"), bytes);
+	}
 
 	/* the engine path: eth0 attached to tungro's NAPI engine */
-	engine_checks(bytes);
+	if (want("engine"))
+		engine_checks(bytes);
 	/* the engine while eth0's interrupt moves between CPUs, RPS off and on, against the kernel's GRO */
-	engine_irq_rps(bytes);
+	if (want("irq"))
+		engine_irq_rps(bytes);
 	/* eth0's driver unbound under a stream with the engine attached, then bound again */
-	engine_unbind(bytes);
+	if (want("unbind"))
+		engine_unbind(bytes);
 	/* K01: FOU and GUE carrying IPIP and SIT, tungro against the kernel */
-	k01_fou_gue(opt_mib);
+	if (want("k01"))
+		k01_fou_gue(opt_mib);
 	/* debug kernels: allocation failures injected into tungro's own allocations */
-	fault_injection_checks(opt_mib);
+	if (want("faults"))
+		fault_injection_checks(opt_mib);
 	/* K07: a tungro whose exit does not wait leaves the stacker in the IPIP slot */
-	k07_stacked_hooks();
+	if (want("k07"))
+		k07_stacked_hooks();
 	/* tracepoints last: the ring buffer it fills is reset at every rmmod of a module with events (6.12's
 	 * trace_module_remove_events), a cost the load/unload cycles above should not carry */
-	trace_checks(bytes);
+	if (want("trace"))
+		trace_checks(bytes);
 }
 
 int main(void)

@@ -284,6 +284,7 @@ void fault_injection_checks(unsigned mib);
 #define ENGINE_DEV "eth0"       /* the receiver's NIC (net.c moves eth1 to the sender namespace) */
 #define DEV_STATS_PATH "/sys/kernel/debug/tungro/" ENGINE_DEV "/stats"
 #define FLUSH_TIMEOUT_PATH "/sys/class/net/" ENGINE_DEV "/gro_flush_timeout"
+#define DEFER_IRQS_PATH "/sys/class/net/" ENGINE_DEV "/napi_defer_hard_irqs"
 void engine_checks(uint64_t bytes);   /* tungro's engine path on eth0 vs the kernel's GRO; records failures */
 /* GRO packets the receiver's stack got so far for sc: its tunnel device's rx_packets, or TCP's InSegs */
 int gro_count(const struct scenario *sc, uint64_t *v);

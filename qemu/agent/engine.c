@@ -314,11 +314,13 @@ static void engine_compare(const struct scenario *sc, uint64_t bytes)
 /* ---- attach/detach cycles, and E05, under a running stream ---- */
 
 #define E05_ATTEMPTS 20         /* E05 detaches tried until one finds a flow held */
+#define TIMEOUT_CYCLES 40       /* attach/detach cycles with the device's gro_flush_timeout set */
 
 struct cycler {
 	volatile unsigned long progress;
 	volatile int stop, abort;
-	int mode;               /* 0: LOOP_CYCLES attach/detach; 1: E05 detach with a flow held; 2: E05 rmmod */
+	int mode;               /* 0: LOOP_CYCLES attach/detach; 1: E05 detach with a flow held; 2: E05 rmmod;
+				 * 3: TIMEOUT_CYCLES attach/detach with the device's gro_flush_timeout set */
 	int attempts;           /* modes 1, 2: detaches (or the rmmod) tried until one found a flow held */
 	int done, with_traffic;
 	uint64_t attach_us, detach_us, max_detach_us;
@@ -327,6 +329,7 @@ struct cycler {
 	struct tcp_delta eng, ker;
 	double eng_mib, ker_mib;        /* MiB the receiver read in them */
 	double ofo_d[LOOP_WINDOWS];     /* per pair: kernel - cycles TCPOFOQueue per MiB (cycles worse: < 0) */
+	uint64_t ofo_phase[3];          /* the cycles' TCPOFOQueue during attach, attached, detach and after */
 	int pairs;
 	char err[200];
 };
@@ -356,10 +359,19 @@ static void wait_held(struct cycler *c)
 }
 
 /* One attach, 20 ms attached, one detach, 10 ms detached. 0, or -1 with c->err set or the stream gone. */
+/* The receiver's TCPOFOQueue now (the cycler runs in the initial namespace, the receiver's); 0 when unreadable. */
+static uint64_t receiver_ofo(void)
+{
+	uint64_t v = 0;
+	snmp_counter("netstat", "TcpExt", "TCPOFOQueue", &v);
+	return v;
+}
+
 static int loop_cycle(struct cycler *c)
 {
-	uint64_t t0 = now_us();
+	uint64_t o0 = receiver_ofo(), t0 = now_us();
 	int rc = engine_control("attach " ENGINE_DEV);
+	uint64_t o1 = receiver_ofo();
 
 	if (rc) {
 		snprintf(c->err, sizeof(c->err), "cycle %d: attach: %s", c->done + 1, strerror(-rc));
@@ -370,7 +382,7 @@ static int loop_cycle(struct cycler *c)
 		return -1;
 	if (engine_kv(DEV_STATS_PATH, "seen"))
 		c->with_traffic++;
-	uint64_t t2 = now_us();
+	uint64_t o2 = receiver_ofo(), t2 = now_us();
 	if ((rc = engine_control("detach " ENGINE_DEV))) {
 		snprintf(c->err, sizeof(c->err), "cycle %d: detach: %s", c->done + 1, strerror(-rc));
 		return -1;
@@ -381,7 +393,13 @@ static int loop_cycle(struct cycler *c)
 	if (t3 - t2 > c->max_detach_us)
 		c->max_detach_us = t3 - t2;
 	c->done++;
-	return cycler_wait(c, 10);
+	rc = cycler_wait(c, 10);
+	/* where a cycle's out-of-order arrivals fall: the attach, the attached 20 ms, the detach and 10 ms after */
+	uint64_t o3 = receiver_ofo();
+	c->ofo_phase[0] += o1 - o0;
+	c->ofo_phase[1] += o2 - o1;
+	c->ofo_phase[2] += o3 - o2;
+	return rc;
 }
 
 static void *cycler_main(void *arg)
@@ -429,6 +447,10 @@ static void *cycler_main(void *arg)
 			if (me >= 1.0 && mk >= 1.0)
 				c->ofo_d[c->pairs++] = (double)dk.ofo / mk - (double)de.ofo / me;
 		}
+	} else if (c->mode == 3) {
+		for (int k = 0; k < TIMEOUT_CYCLES; k++)
+			if (loop_cycle(c))
+				goto out;
 	} else {
 		if (c->mode == 2 && (rc = mod_load_params("attach=" ENGINE_DEV " buckets=8 flows=8"))) {
 			snprintf(c->err, sizeof(c->err), "insmod attach=%s: %s", ENGINE_DEV, strerror(-rc));
@@ -526,12 +548,13 @@ static void engine_loop(const struct scenario *sc, uint64_t bytes)
 	 * p = 0.0004 and 0.003 in two boots of four (31 against 11 per 100 cycles), on a busy one never. */
 	out("LOOPTCP arch=%s kernel=%s pairs=%d cycles_worse_p=%.4f verdict=%s receiver TCPOFOQueue %.2f per MiB in"
 	    " the cycle windows (%" PRIu64 " in %.0f MiB), %.2f in the kernel-GRO windows (%" PRIu64 " in %.0f MiB);"
-	    " D-SACKs %" PRIu64 " / %" PRIu64 ", sender retransmissions %" PRIu64 " / %" PRIu64 " (reported, not"
+	    " D-SACKs %" PRIu64 " / %" PRIu64 ", sender retransmissions %" PRIu64 " / %" PRIu64 "; out of order in the"
+	    " cycles' phases: attach %" PRIu64 ", attached %" PRIu64 ", detach and after %" PRIu64 " (reported, not"
 	    " gated: see README)", uname_machine(), uname_release(), c.pairs, p,
 	    c.pairs < LOOP_WINDOWS / 2 ? "too-few-pairs" : p < ENGINE_P_FAIL ? "cycles-worse" : "not-worse",
 	    c.eng_mib > 0 ? (double)c.eng.ofo / c.eng_mib : 0.0, c.eng.ofo, c.eng_mib,
 	    c.ker_mib > 0 ? (double)c.ker.ofo / c.ker_mib : 0.0, c.ker.ofo, c.ker_mib, c.eng.dup, c.ker.dup,
-	    c.eng.retrans, c.ker.retrans);
+	    c.eng.retrans, c.ker.retrans, c.ofo_phase[0], c.ofo_phase[1], c.ofo_phase[2]);
 	check("engine_loop_bytes", rc == 0, "%" PRIu64 " bytes sent, %" PRIu64 " received, checksum %s%s%s", r.sent,
 	      r.bytes, r.ok && r.csum_ok ? "ok" : "BAD", r.err[0] ? ": " : "", r.err);
 	check("engine_loop_cycles", c.done == LOOP_CYCLES && !c.err[0] && c.with_traffic > 0,
@@ -543,6 +566,41 @@ static void engine_loop(const struct scenario *sc, uint64_t bytes)
 	check("engine_loop_leaks", leaked == 0, "detach_leaked %" PRIu64 " after %d detaches (held %" PRIu64 ", queued %"
 	      PRIu64 ", left after the drain %" PRIu64 ")", leaked, c.done, engine_kv(CONTROL_PATH, "detach_held"),
 	      engine_kv(CONTROL_PATH, "detach_queued"), engine_kv(CONTROL_PATH, "detach_left"));
+}
+
+/*
+ * Attach/detach cycles under a stream with the device's gro_flush_timeout and napi_defer_hard_irqs set (the
+ * tuning the demo's crafted trains use): its NAPI then polls from a timer and keeps the last jiffy's packets held
+ * after each poll (a poll keeps only those of its own jiffy: with gro_flush_timeout alone, under TCG, no attach of
+ * 20 found any), and an attach finds them there after napi_disable() (which cancels that timer). tungro delivers them at once (attach_flushed counts the attaches that did);
+ * left held, they went up behind later segments of their flows. The stream must stay byte-exact.
+ */
+static void engine_loop_timeout(const struct scenario *sc, uint64_t bytes)
+{
+	struct cycler c;
+	struct run_result r;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	c.mode = 3;
+	if ((rc = write_file(FLUSH_TIMEOUT_PATH, g_flush_timeout)) || (rc = write_file(DEFER_IRQS_PATH, "100"))) {
+		check("engine_loop_timeout", 0, "write %s or %s: %s", FLUSH_TIMEOUT_PATH, DEFER_IRQS_PATH, strerror(-rc));
+		write_file(FLUSH_TIMEOUT_PATH, "0");
+		return;
+	}
+	uint64_t flushed = engine_kv(CONTROL_PATH, "attach_flushed");
+	out("# %s stream while %s is attached and detached %d times with gro_flush_timeout %s ns and"
+	    " napi_defer_hard_irqs 100", sc->name, ENGINE_DEV, TIMEOUT_CYCLES, g_flush_timeout);
+	rc = run_cycler(&c, sc, bytes, 7100, &r);
+	write_file(DEFER_IRQS_PATH, "0");
+	write_file(FLUSH_TIMEOUT_PATH, "0");
+	flushed = engine_kv(CONTROL_PATH, "attach_flushed") - flushed;
+	check("engine_loop_timeout", rc == 0 && c.done == TIMEOUT_CYCLES && !c.err[0] && (flushed > 0 || !c.with_traffic),
+	      "%" PRIu64 " bytes sent, %" PRIu64 " received, checksum %s; %d of %d cycles, %d saw traffic; %" PRIu64
+	      " attaches found the device's NAPI holding packets and delivered them first (need > 0 with traffic);"
+	      " receiver out of order: attach %" PRIu64 ", attached %" PRIu64 ", detach and after %" PRIu64 " (reported)%s%s",
+	      r.sent, r.bytes, r.ok && r.csum_ok ? "ok" : "BAD", c.done, TIMEOUT_CYCLES, c.with_traffic, flushed,
+	      c.ofo_phase[0], c.ofo_phase[1], c.ofo_phase[2], c.err[0] ? ": " : "", c.err);
 }
 
 /* E05: detach, then rmmod, while the engine holds a flow. */
@@ -631,5 +689,6 @@ void engine_checks(uint64_t bytes)
 	for (size_t i = 0; i < sizeof(handled) / sizeof(handled[0]); i++)
 		engine_compare(scenario_by_name(handled[i]), bytes);
 	engine_loop(scenario_by_name("ipip"), bytes);
+	engine_loop_timeout(scenario_by_name("ipip"), bytes);
 	engine_e05(scenario_by_name("ipip"), bytes);   /* ends with tungro unloaded */
 }

@@ -47,7 +47,7 @@ static int snmp_column(const char *text, const char *prefix, const char *name, u
 
 int snmp_counter(const char *file, const char *prefix, const char *name, uint64_t *v)
 {
-	static char buf[16384];   /* callers are one thread at a time per namespace (tcp_counters_read joins) */
+	static __thread char buf[16384];   /* per thread: the engine loop's cycler reads while others may */
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/thread-self/net/%s", file);
 	int rc = read_file(path, buf, sizeof(buf));

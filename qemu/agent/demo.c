@@ -284,12 +284,41 @@ static void demo_report(void)
 		}
 }
 
-/* The gate: tungro worse than the kernel with p < 0.01 (bytes are checked per scenario above), once the packets
- * ended by the one intended layer-3 difference that costs coalescing (L11: 6.18's outer-ID rule, which Linux's own
- * tunnels meet whenever a jiffy passes between two of their GSO packets) are merged back as 6.12 merges them. The
- * raw ratio, its p and that count are printed beside it. */
+/*
+ * The gate: tungro worse than the kernel with p < 0.01 over the whole table (bytes are checked per scenario above),
+ * once the packets ended by the one intended layer-3 difference that costs coalescing (L11: 6.18's outer-ID rule,
+ * which Linux's own tunnels meet whenever a jiffy passes between two of their GSO packets) are merged back as 6.12
+ * merges them. The table makes a dozen comparisons, and p < 0.01 for each would fail about one demo in nine where
+ * tungro and the kernel are equal: Holm's step-down procedure keeps the chance of any false failure below 0.01 (the
+ * smallest p is held to 0.01/m, the next to 0.01/(m-1), ..., and the first that passes ends the failures). A row
+ * worse in every one of its 16 rounds has p = 1.5e-5 and fails at any rank. The raw ratio, its p and the L11 count
+ * are printed beside it.
+ */
 static void demo_verdict(void)
 {
+	struct gate { int s, e; double p; } g[N_SC * N_ENG];
+	double limit[N_SC][N_ENG];
+	int m = 0;
+
+	for (int s = 0; s < N_SC; s++)
+		for (int e = ENG_OFFLOADS; e < N_ENG; e++) {
+			const struct row *w = &g_rows[s][e];
+			if (w->ran && !w->same_as_kernel && s != SC_FOU)
+				g[m++] = (struct gate){ s, e, w->p612 };
+		}
+	for (int i = 1; i < m; i++)   /* by p, smallest first (insertion sort: a dozen rows) */
+		for (int j = i; j > 0 && g[j].p < g[j - 1].p; j--) {
+			struct gate t = g[j];
+			g[j] = g[j - 1];
+			g[j - 1] = t;
+		}
+	int failing = 1;
+	for (int i = 0; i < m; i++) {
+		double a = P_FAIL / (double)(m - i);
+		failing = failing && g[i].p < a;
+		/* a row at or after the first that passes is held to nothing: it passes whatever its p */
+		limit[g[i].s][g[i].e] = failing ? a : 0.0;
+	}
 	for (int s = 0; s < N_SC; s++)
 		for (int e = ENG_OFFLOADS; e < N_ENG; e++) {
 			const struct row *w = &g_rows[s][e];
@@ -305,11 +334,12 @@ static void demo_verdict(void)
 				    stats_get(&w->tg, "not_handled_udp"), stats_get(&w->tg, "flush_not_tcp"));
 				continue;
 			}
-			check(name, w->p612 >= P_FAIL, "%s %.2f vs kernel %.2f segs/GRO packet, ratio %.3f [%.3f,%.3f], "
+			check(name, limit[s][e] == 0.0, "%s %.2f vs kernel %.2f segs/GRO packet, ratio %.3f [%.3f,%.3f], "
 			      "one-sided Wilcoxon p = %.2g over %d rounds; %" PRIu64 " packets ended by 6.18's outer-ID rule"
-			      " (L11): merged back as 6.12 does, ratio %.3f, p = %.2g (fails only below %.2f); retries %d",
+			      " (L11): merged back as 6.12 does, ratio %.3f, p = %.2g (fails when below Holm's limit for its rank"
+			      " among %d comparisons: %.2f/%d at the smallest p); retries %d",
 			      g_eng_name[e], w->spg, g_rows[s][ENG_KERNEL].spg, w->ratio, w->ratio - w->ratio_half,
-			      w->ratio + w->ratio_half, w->p, w->n, w->outer_id, w->ratio612, w->p612, P_FAIL, w->retries);
+			      w->ratio + w->ratio_half, w->p, w->n, w->outer_id, w->ratio612, w->p612, m, P_FAIL, m, w->retries);
 		}
 	const struct row *k = &g_rows[SC_TRAINS16][ENG_KERNEL], *t = &g_rows[SC_TRAINS16][ENG_ENGINE];
 	if (k->ran && t->ran)

@@ -103,8 +103,16 @@ endif
 # Kbuild's signing of an external module then fails softly, printing "SSL error ... sign-file:
 # ./output/signing_key.pem", and installs it unsigned. Without the key it is not tried (CONFIG_MODULE_SIG_ALL=
 # given empty); a tree that has its key (a kernel you built) signs as before.
+# A tungro that DKMS installed for the same release (updates/dkms) would be a second copy: modprobe would load
+# whichever depmod ranks first. make dkms-install removes make install's copy the same way round (scripts/dkms.sh).
 install: module
 	@$(TOP)/scripts/check-kdir.sh "$(BUILD_KDIR)" "$(if $(KDIR),KDIR,running)"
+	@rel=$$(sed -n 's/^#define UTS_RELEASE "\(.*\)"$$/\1/p' "$(BUILD_KDIR)/include/generated/utsrelease.h"); \
+	for f in "$(INSTALL_MOD_PATH)/lib/modules/$$rel/updates/dkms"/tungro.ko*; do \
+		[ -f "$$f" ] || continue; \
+		echo "[tungro] error: DKMS installed tungro for $$rel ($$f): make dkms-remove first, or keep DKMS's" >&2; \
+		exit 1; \
+	done
 	@key=$$(sed -n 's/^CONFIG_MODULE_SIG_KEY="\(.*\)"$$/\1/p' "$(BUILD_KDIR)/.config" 2>/dev/null); nosign=; \
 	case "$$key" in \
 	""|pkcs11:*) ;; \

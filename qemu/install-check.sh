@@ -97,6 +97,8 @@ step modprobe-r "modprobe -r tungro && ! test -e /sys/module/tungro"
 # The module modprobe finds now must be DKMS' build (updates/dkms), and it must load and unload as well.
 step dkms-load "modinfo -n tungro | grep -q /updates/dkms/ && modprobe tungro && lsmod | grep tungro && modprobe -r tungro"
 show dkms-modinfo 'modinfo -n tungro; modinfo -F vermagic tungro; echo "signer: $(modinfo -F signer tungro)"'
+# make install now refuses this kernel, naming DKMS's copy, rather than install a second one beside it.
+step install-refused "! make install >/tmp/refused.log 2>&1 && grep 'DKMS installed tungro' /tmp/refused.log && test \"\$(find /lib/modules/\$(uname -r) -name 'tungro.ko*' | wc -l)\" = 1"
 step dkms-remove "make dkms-remove && ! dkms status | grep tungro"
 show dmesg-end 'dmesg | grep "tungro:" | tail -n 4'
 

@@ -27,11 +27,20 @@ __attribute__((always_inline)) static inline void store16(u8 *p, u16 v)
 
 using u64 = unsigned long long;
 
-// Bytes p[0..4) and p[0..8) as one value in the host's byte order, composed from byte loads like load32 (no
+// Bytes p[0..2), p[0..4) and p[0..8) as one value in the host's byte order, composed from byte loads like load32 (no
 // alignment assumed; where the arch allows unaligned loads, g++ folds them into one, without load32's byte swap).
-// For equality tests only: the XOR of two such values is 0 exactly when the bytes are equal, whatever the byte
-// order; header fields are read with load16/load32. 64-bit values are shifts and ORs only (no libgcc helper on
+// For equality tests (the XOR of two such values is 0 exactly when the bytes are equal, whatever the byte order)
+// and one's-complement sums tested against 0 modulo 0xffff (a byte-swapped 16-bit word is 256 times the word
+// modulo 0xffff, and 256 is invertible there: RFC 1071 section 2(B)); header fields are read with load16/load32. 64-bit values are shifts and ORs only (no libgcc helper on
 // 32-bit arches).
+__attribute__((always_inline)) static inline u32 raw16(const u8 *p)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return static_cast<u32>(p[0]) | (static_cast<u32>(p[1]) << 8);
+#else
+	return load16(p);
+#endif
+}
 __attribute__((always_inline)) static inline u32 raw32(const u8 *p)
 {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__

@@ -172,6 +172,9 @@ __attribute__((always_inline)) inline int rx_append(void *ctx, void *held, const
 	Flow *f = static_cast<Flow *>(held);
 	if (!f) // tgc_decide merges only into a held packet; a guard for the analyzer, never taken
 		return -1;
+	// What the flow takes on, read before the caller's op (which may write memory the compiler cannot rule out).
+	const u32 payload = r->pkt.payload_len;
+	const u16 segs = r->pkt.gso_size ? r->pkt.gso_segs : 1;
 	tgc_merge m;
 	m.pkt = &r->pkt;
 	m.held_len = f->total_len;
@@ -182,12 +185,12 @@ __attribute__((always_inline)) inline int rx_append(void *ctx, void *held, const
 	m.pad[0] = m.pad[1] = m.pad[2] = 0;
 	if (rx->e->ops->append(rx->e->ctx, f->held, rx->cookie, &m) != 0)
 		return -1;
-	f->total_len += r->pkt.payload_len;
-	f->payload_len += r->pkt.payload_len;
-	f->count = static_cast<u16>(f->count + (r->pkt.gso_size ? r->pkt.gso_segs : 1u));
-	f->id_state = r->v.id_state;
-	if (r->flags_off < f->first.payload_off)
-		f->hdr[r->flags_off] |= r->v.held_flags;
+	f->total_len = m.held_len + payload;
+	f->payload_len += payload;
+	f->count = static_cast<u16>(f->count + segs);
+	f->id_state = m.id_state;
+	if (m.flags_off < f->first.payload_off)
+		f->hdr[m.flags_off] |= m.held_flags;
 	return 0;
 }
 
@@ -229,12 +232,12 @@ public:
 	// matches is the segment's flow (same_flow() reads only bytes the template compares), and a flow has one
 	// held packet per bucket it hashes to (a new one is held only when find found none, or after completing
 	// it): so it is what rx_find returns, hint or bucket walk, and its bucket and hash are the segment's (for a
-	// hold after a failed append). TGC_ENGINE_NO_FASTPATH: never one.
+	// hold after a failed append). TGC_ENGINE_NO_FASTPATH: never one (fast()).
 	__attribute__((always_inline)) Flow *expected(const tgc_seg *seg, u32 in) const
 	{
 		tgc_engine *e = rx_->e;
-		Flow *f = e->last; // held or not, its first segment gives the layout to try
-		if (!f || (e->flags & TGC_ENGINE_NO_FASTPATH) || !fast_shape(seg, in, f->first))
+		Flow *f = e->last; // held or not, its first segment gives the layout to try (fast() tested it is there)
+		if (!fast_shape(seg, in, f->first))
 			return nullptr;
 		if (!f->held || !template_match(seg->hdr, f->hdr, f->first)) {
 			const u32 slot = e->recent[recent_key(seg->hdr, f->first.tcp_off)];
@@ -250,6 +253,17 @@ public:
 		rx_->hash = f->hash;
 		rx_->bucket = f->bucket;
 		return f;
+	}
+	// The fast stage on that candidate (none without a previous flow, or with TGC_ENGINE_NO_FASTPATH).
+	__attribute__((always_inline)) bool fast(const tgc_seg *seg, u32 in, tgc_rx_result *r) const
+	{
+		if (!rx_->e->last || (rx_->e->flags & TGC_ENGINE_NO_FASTPATH))
+			return false;
+		Flow *f = expected(seg, in);
+		if (!f || !fast_merge(seg, in, *f, r))
+			return false;
+		r->held = f;
+		return true;
 	}
 	void held_of(const void *f, tgc_held *held) const { ::held_of(static_cast<const Flow *>(f), rx_->in, held); }
 

@@ -51,13 +51,12 @@ constexpr u32 kFastRefuse = TGC_IN_UPPER_FLUSH | TGC_IN_CSUM_BAD | TGC_IN_NOMERG
 
 // Whether @seg, with the caller's @in bits, has the shape the fast stage takes for a held packet whose first
 // segment parsed as @first: a TCP wire segment of the same encap, all its headers in the view (hdr_len at least
-// payload_off and, as parse() requires, at most pkt_len), some payload, no refusing TGC_IN_* bit. Also what makes
+// payload_off and, as parse() requires, at most pkt_len), no refusing TGC_IN_* bit (some payload: fast_merge). Also what makes
 // reading the segment's headers at @first's offsets safe (template_match, the engine's candidate key).
 __attribute__((always_inline)) static inline bool fast_shape(const tgc_seg *seg, u32 in, const tgc_pkt &first)
 {
 	return !(in & kFastRefuse) && !seg->gso_size && seg->encap == first.encap && seg->hdr &&
-	       seg->hdr_len >= first.payload_off && seg->hdr_len <= seg->pkt_len && seg->pkt_len > first.payload_off &&
-	       !is_udp(&first);
+	       seg->hdr_len >= first.payload_off && seg->hdr_len <= seg->pkt_len && !is_udp(&first);
 }
 
 // Nonzero when an IP header of @hlen bytes (IPv4 with its options, IPv6 with its walked extension headers)
@@ -68,11 +67,11 @@ __attribute__((always_inline)) static inline u64 ip_template_diff(const u8 *nh, 
 	if (ip_version(held) == 4) // version and IHL, TOS | flags and offset, TTL, protocol | addresses | options
 		return (load16(nh) ^ load16(held)) | (raw32(nh + ipv4::kFragOff) ^ raw32(held + ipv4::kFragOff)) |
 		       (raw64(nh + ipv4::kSaddr) ^ raw64(held + ipv4::kSaddr)) |
-		       words_diff(nh + ipv4::kMinLen, held + ipv4::kMinLen, hlen - ipv4::kMinLen);
+		       (hlen != ipv4::kMinLen ? words_diff(nh + ipv4::kMinLen, held + ipv4::kMinLen, hlen - ipv4::kMinLen) : 0);
 	// version, traffic class, flow label | next header, hop limit | addresses | extension headers
 	return (raw32(nh) ^ raw32(held)) | (load16(nh + ipv6::kNextHdr) ^ load16(held + ipv6::kNextHdr)) |
 	       words_diff(nh + ipv6::kSaddr, held + ipv6::kSaddr, 32) |
-	       words_diff(nh + ipv6::kLen, held + ipv6::kLen, hlen - ipv6::kLen);
+	       (hlen != ipv6::kLen ? words_diff(nh + ipv6::kLen, held + ipv6::kLen, hlen - ipv6::kLen) : 0);
 }
 
 // Whether the headers at @hdr match the held packet's template at @held, laid out as @first (fast_shape() said
@@ -85,8 +84,9 @@ __attribute__((always_inline)) static inline bool template_match(const u8 *hdr, 
 	if (raw32(th + tcp::kPorts) != raw32(th2 + tcp::kPorts))
 		return false;
 	// ack, data offset, flags, window | options
+	const u32 optlen = first.payload_off - toff - tcp::kMinLen;
 	u64 diff = (raw64(th + tcp::kAck) ^ raw64(th2 + tcp::kAck)) |
-		   words_diff(th + tcp::kMinLen, th2 + tcp::kMinLen, first.payload_off - toff - tcp::kMinLen);
+		   (optlen ? words_diff(th + tcp::kMinLen, th2 + tcp::kMinLen, optlen) : 0);
 	if (first.nlayers == 2)
 		diff |= ip_template_diff(hdr, held, ioff) | ip_template_diff(hdr + ioff, held + ioff, toff - ioff);
 	else
@@ -100,9 +100,9 @@ __attribute__((always_inline)) static inline bool template_match(const u8 *hdr, 
 // 0xffff (a header starting 0x4 never sums to 0, so ipv4_hdr_sum() would say 0xffff).
 __attribute__((always_inline)) static inline bool ipv4_sum_kept(const u8 *nh, const u8 *held)
 {
-	const u32 now = static_cast<u32>(load16(nh + ipv4::kTotLen)) + load16(nh + ipv4::kId) + load16(nh + ipv4::kCheck);
-	const u32 was = static_cast<u32>(load16(held + ipv4::kTotLen)) + load16(held + ipv4::kId) +
-			load16(held + ipv4::kCheck);
+	// In the host's byte order (raw16): the test against 0 modulo 0xffff does not depend on it (be.hpp).
+	const u32 now = raw16(nh + ipv4::kTotLen) + raw16(nh + ipv4::kId) + raw16(nh + ipv4::kCheck);
+	const u32 was = raw16(held + ipv4::kTotLen) + raw16(held + ipv4::kId) + raw16(held + ipv4::kCheck);
 	u32 d = now + 3u * 0xffffu - was; // < 2^19: two folds
 	d = (d & 0xffff) + (d >> 16);
 	d = (d & 0xffff) + (d >> 16);
@@ -129,7 +129,7 @@ __attribute__((always_inline)) static inline bool ip_fields_ok(const u8 *nh, con
  * segment's headers, at least first.payload_off bytes), first (that segment as parse() gave it), total_len,
  * payload_len (bytes from the outer header to its end, and of TCP payload), count (wire segments), gso_size (MSS),
  * id_state. On true, r->pkt, r->v, r->parsed and the other flags of @r are what the slow path writes for a MERGE
- * (r->held and r->flags_off are the loop's); on false @r may be partly written (the slow path clears it).
+ * (r->held and r->flags_off are the loop's); on false @r may be partly written (the full stage starts afresh).
  */
 template <class Held>
 __attribute__((always_inline)) static inline bool fast_merge(const tgc_seg *seg, u32 in, const Held &h,
@@ -140,10 +140,12 @@ __attribute__((always_inline)) static inline bool fast_merge(const tgc_seg *seg,
 	const u8 *hdr = seg->hdr, *th = hdr + first.tcp_off;
 	const u32 seq = first.seq + h.payload_len;
 	const u8 flags = th[tcp::kFlags];
+	const bool tunnel = first.nlayers == 2;
 	u8 id_state = h.id_state;
-	if ((flags & (tcp::kCWR | kEndFlags)) || payload > h.gso_size || load32(th + tcp::kSeq) != seq ||
+	// payload in 1..gso_size: the unsigned difference wraps for an empty one
+	if ((flags & (tcp::kCWR | kEndFlags)) || payload - 1u >= h.gso_size || load32(th + tcp::kSeq) != seq ||
 	    h.total_len + payload >= TGC_MAX_GRO_BYTES || !ip_fields_ok(hdr, h.hdr, len, h.count, 0, &id_state) ||
-	    (first.nlayers == 2 && !ip_fields_ok(hdr + ioff, h.hdr + ioff, len - ioff, h.count, 1, &id_state)))
+	    (tunnel && !ip_fields_ok(hdr + ioff, h.hdr + ioff, len - ioff, h.count, 1, &id_state)))
 		return false;
 
 	// The segment as parse() describes it: the held first segment's layout, its own sequence, flags and payload.
@@ -155,8 +157,7 @@ __attribute__((always_inline)) static inline bool fast_merge(const tgc_seg *seg,
 	r->pkt.gso_segs = 1;
 	if ((in & TGC_IN_CSUM_CHECK) && (!seg->data || !tgc_tcp_csum_ok(&r->pkt, seg->data, len)))
 		return false; // the slow path passes it for TGC_R_CSUM
-	r->v.id_state = id_state;
-	merge_verdict(&r->pkt, hdr, h.gso_size, h.count, &r->v);
+	merge_verdict(flags, false, payload, 0, 1, hdr + ioff, tunnel ? 1 : 0, h.gso_size, h.count, id_state, &r->v);
 	r->parsed = 1;
 	r->located = r->foreign = r->retried = 0;
 	r->pad[0] = r->pad[1] = 0;

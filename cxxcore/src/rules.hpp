@@ -147,11 +147,15 @@ constexpr u8 kEndFlags = tcp::kURG | tcp::kPSH | tcp::kRST | tcp::kSYN | tcp::kF
 
 // Whether the segment is short of full MSS segments: a wire segment shorter than @mss, or a GSO segment whose
 // length is not gso_segs * gso_size (6.12's tcp_gro_receive, out_check_final). Either ends its GRO packet.
+__attribute__((always_inline)) static inline bool short_of_mss(u32 payload_len, u16 gso_size, u16 gso_segs, u32 mss)
+{
+	if (gso_size)
+		return payload_len != static_cast<u32>(gso_segs) * gso_size;
+	return payload_len < mss;
+}
 __attribute__((always_inline)) static inline bool short_of_mss(const tgc_pkt *pkt, u32 mss)
 {
-	if (pkt->gso_size)
-		return pkt->payload_len != static_cast<u32>(pkt->gso_segs) * pkt->gso_size;
-	return pkt->payload_len < mss;
+	return short_of_mss(pkt->payload_len, pkt->gso_size, pkt->gso_segs, mss);
 }
 
 // tgc_same_flow(), inline for the engine's flow lookup.
@@ -167,35 +171,38 @@ static inline int same_flow(const tgc_pkt *pkt, const u8 *hdr, const u8 *held_hd
 	return pkt->nlayers != 2 || same_l3(hdr + pkt->inner_off, held_hdr + pkt->inner_off, pkt->tcp_off - pkt->inner_off);
 }
 
-// The MERGE verdict of a segment every rule let join the held packet (of @gso_size, @count wire segments held),
-// v->id_state already the held packet's new one: the flags to carry, the fixed-ID bit, and whether the segment
-// ends the packet. Shared by decide() and the receive loop's fast stage (fastpath.hpp), so both give one record.
-__attribute__((always_inline)) static inline void merge_verdict(const tgc_pkt *pkt, const u8 *hdr, u16 gso_size,
-								 u16 count, tgc_verdict *v)
+// The MERGE verdict of a segment every rule let join the held packet (of @gso_size, @count wire segments held), as
+// scalars (the fast stage passes constants, and the compiler folds what they decide): the segment's TCP @flags, UDP
+// or not, its payload and GSO size and segments, its innermost IP header at @inner (IP layer @layer), and the held
+// packet's new @id_state. The flags to carry, the fixed-ID bit, and whether the segment ends the packet, into @v.
+// Shared by decide() and the receive loop's fast stage (fastpath.hpp), so both give one record.
+__attribute__((always_inline)) static inline void merge_verdict(u8 flags, bool udp, u32 payload_len, u16 seg_gso_size,
+								 u16 seg_gso_segs, const u8 *inner, unsigned layer,
+								 u16 gso_size, u16 count, u8 id_state, tgc_verdict *v)
 {
-	const bool udp = is_udp(pkt);
-	v->action = TGC_MERGE;
-	v->pad[0] = v->pad[1] = 0;
+	tgc_verdict m;
+	m.action = TGC_MERGE;
+	m.id_state = id_state;
+	m.pad[0] = m.pad[1] = 0;
 	// FIN and PSH are allowed to differ; the GRO packet carries them (kernel: tcp_gro_receive).
-	v->held_flags = pkt->tcp_flags & (tcp::kFIN | tcp::kPSH);
+	m.held_flags = flags & (tcp::kFIN | tcp::kPSH);
 	// Same rule as tgc_complete(): the innermost IPv4 ID fixed, and DF set (6.12's GSO needs DF for FIXEDID).
-	const u8 *inner = hdr + pkt->inner_off;
-	const unsigned layer = pkt->nlayers - 1u;
-	v->fixedid = !udp && ip_version(inner) == 4 && (v->id_state & TGC_ID_FIXED(layer)) &&
-		     (load16(inner + ipv4::kFragOff) & ipv4::kDF);
+	m.fixedid = !udp && ip_version(inner) == 4 && (id_state & TGC_ID_FIXED(layer)) &&
+		    (load16(inner + ipv4::kFragOff) & ipv4::kDF);
 	// The merged segment ends the packet: PSH/FIN/URG/RST/SYN, or it is shorter than the MSS (a GSO segment: its
 	// length is not a whole number of gso_size segments).
-	v->flush_held = 1;
-	if (pkt->tcp_flags & kEndFlags) {
-		v->reason = TGC_R_END;
-	} else if (short_of_mss(pkt, gso_size)) {
-		v->reason = TGC_R_SHORT;
+	m.flush_held = 1;
+	if (flags & kEndFlags) {
+		m.reason = TGC_R_END;
+	} else if (short_of_mss(payload_len, seg_gso_size, seg_gso_segs, gso_size)) {
+		m.reason = TGC_R_SHORT;
 	} else if (udp && count + 1u >= udp::kMaxCount) {
-		v->reason = TGC_R_SIZE; // 6.12 completes a UDP GRO packet of UDP_GRO_CNT_MAX datagrams
+		m.reason = TGC_R_SIZE; // 6.12 completes a UDP GRO packet of UDP_GRO_CNT_MAX datagrams
 	} else {
-		v->flush_held = 0;
-		v->reason = TGC_R_NONE;
+		m.flush_held = 0;
+		m.reason = TGC_R_NONE;
 	}
+	*v = m;
 }
 
 // tgc_decide(), inline for the receive loop.
@@ -230,7 +237,8 @@ static inline void decide(const tgc_pkt *pkt, const u8 *hdr, const tgc_held *hel
 		r = udp ? udp_merge_flush(pkt, hdr, held, &v->id_state) : merge_flush(pkt, hdr, held, &v->id_state);
 
 	if (!r && held) {
-		merge_verdict(pkt, hdr, held->gso_size, held->count, v);
+		merge_verdict(pkt->tcp_flags, udp, pkt->payload_len, pkt->gso_size, pkt->gso_segs, hdr + pkt->inner_off,
+			      pkt->nlayers - 1u, held->gso_size, held->count, v->id_state, v);
 		return;
 	}
 

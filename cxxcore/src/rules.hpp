@@ -147,10 +147,10 @@ constexpr u8 kEndFlags = tcp::kURG | tcp::kPSH | tcp::kRST | tcp::kSYN | tcp::kF
 
 // Whether the segment is short of full MSS segments: a wire segment shorter than @mss, or a GSO segment whose
 // length is not gso_segs * gso_size (6.12's tcp_gro_receive, out_check_final). Either ends its GRO packet.
-__attribute__((always_inline)) static inline bool short_of_mss(u32 payload_len, u16 gso_size, u16 gso_segs, u32 mss)
+__attribute__((always_inline)) static inline bool short_of_mss(u32 payload_len, u16 seg_gso, u16 seg_segs, u32 mss)
 {
-	if (gso_size)
-		return payload_len != static_cast<u32>(gso_segs) * gso_size;
+	if (seg_gso)
+		return payload_len != static_cast<u32>(seg_segs) * seg_gso;
 	return payload_len < mss;
 }
 __attribute__((always_inline)) static inline bool short_of_mss(const tgc_pkt *pkt, u32 mss)
@@ -171,14 +171,14 @@ static inline int same_flow(const tgc_pkt *pkt, const u8 *hdr, const u8 *held_hd
 	return pkt->nlayers != 2 || same_l3(hdr + pkt->inner_off, held_hdr + pkt->inner_off, pkt->tcp_off - pkt->inner_off);
 }
 
-// The MERGE verdict of a segment every rule let join the held packet (of @gso_size, @count wire segments held), as
+// The MERGE verdict of a segment every rule let join the held packet (of MSS @mss, @count wire segments held), as
 // scalars (the fast stage passes constants, and the compiler folds what they decide): the segment's TCP @flags, UDP
 // or not, its payload and GSO size and segments, its innermost IP header at @inner (IP layer @layer), and the held
 // packet's new @id_state. The flags to carry, the fixed-ID bit, and whether the segment ends the packet, into @v.
 // Shared by decide() and the receive loop's fast stage (fastpath.hpp), so both give one record.
-__attribute__((always_inline)) static inline void merge_verdict(u8 flags, bool udp, u32 payload_len, u16 seg_gso_size,
-								 u16 seg_gso_segs, const u8 *inner, unsigned layer,
-								 u16 gso_size, u16 count, u8 id_state, tgc_verdict *v)
+__attribute__((always_inline)) static inline void merge_verdict(u8 flags, bool udp, u32 payload_len, u16 seg_gso,
+								 u16 seg_segs, const u8 *inner, unsigned layer, u16 mss,
+								 u16 count, u8 id_state, tgc_verdict *v)
 {
 	tgc_verdict m;
 	m.action = TGC_MERGE;
@@ -194,7 +194,7 @@ __attribute__((always_inline)) static inline void merge_verdict(u8 flags, bool u
 	m.flush_held = 1;
 	if (flags & kEndFlags) {
 		m.reason = TGC_R_END;
-	} else if (short_of_mss(payload_len, seg_gso_size, seg_gso_segs, gso_size)) {
+	} else if (short_of_mss(payload_len, seg_gso, seg_segs, mss)) {
 		m.reason = TGC_R_SHORT;
 	} else if (udp && count + 1u >= udp::kMaxCount) {
 		m.reason = TGC_R_SIZE; // 6.12 completes a UDP GRO packet of UDP_GRO_CNT_MAX datagrams

@@ -72,7 +72,7 @@ def enclosing(path, line):
 
 def stages(path):
     """Instructions per stage of one callgrind dump (self costs by source line; call costs skipped)."""
-    names = {"fl": {}, "fi": {}, "fn": {}}
+    names = {"fl": {}, "fn": {}}
     out = {}
     fn = fl = cur = None
     line = 0
@@ -82,7 +82,9 @@ def stages(path):
         m = re.match(r"^(fl|fi|fe|fn|cfi|cfl|cfn|cob|ob)=\((\d+)\)(?: (.*))?$", raw)
         if m:
             kind, ident, name = m.group(1), m.group(2), m.group(3)
-            table = {"fe": "fi", "cfi": "fl", "cfl": "fl", "cfn": "fn"}.get(kind, kind)
+            # One table of file names for fl, fi, fe, cfi and cfl (callgrind numbers files once for all of
+            # them: an inlined stretch "fe=(N)" names a file first given as "fl=(N) path"), one for functions.
+            table = {"fi": "fl", "fe": "fl", "cfi": "fl", "cfl": "fl", "cfn": "fn"}.get(kind, kind)
             if table in names:
                 if name is not None:
                     names[table][ident] = name

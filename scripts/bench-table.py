@@ -26,13 +26,20 @@ STAGE_OF = {
     "tgc_finish": "complete", "tgc_complete": "complete", "tgc_fix_ipv4": "complete", "pseudo_sum": "complete",
     "csum_add_bytes": "complete", "csum_fold": "complete",
     "hold": "hold", "slot_for": "hold",
+    # the receive loop's fast stage (fastpath.hpp) and the engine's candidates for it (EngineOps::expected, fast;
+    # the recent-flow index)
+    "fast_shape": "fast", "template_match": "fast", "ip_template_diff": "fast", "ipv4_sum_kept": "fast",
+    "ip_fields_ok": "fast", "fast_merge": "fast", "expected": "fast", "fast": "fast", "recent_key": "fast",
+    "remember": "fast", "ip_id_rule": "decide", "merge_verdict": "decide", "held_of": "lookup",
+    "append_stage": "append", "full_receive": "loop",
     # the same stages before the loop was inlined (for a "before" table of an older core)
     "tgc_parse": "parse", "tgc_same_flow": "lookup", "tgc_decide": "decide", "tgc_receive": "loop",
     "load16": "loads", "load32": "loads", "ip_version": "loads", "words_equal": "loads", "store16": "loads",
 }
 # Helpers several stages call: counted to the stage of the function they run in.
-HELPERS = {"csum_add_bytes", "csum_fold", "pseudo_sum", "load16", "load32", "ip_version", "words_equal", "store16"}
-STAGES = ["parse", "hash", "lookup", "decide", "append", "hold", "complete", "loop"]
+HELPERS = {"csum_add_bytes", "csum_fold", "pseudo_sum", "load16", "load32", "ip_version", "words_equal", "store16",
+           "raw16", "raw32", "raw64", "words_diff"}
+STAGES = ["fast", "parse", "hash", "lookup", "decide", "append", "hold", "complete", "loop"]
 DEF = re.compile(r"^(?:template <[^>]*> )?(?:__attribute__\(\([^)]*\)\) )?(?:static |extern \"C\" |inline |constexpr )*"
                  r"[A-Za-z_][\w:<>*& ]*?\b([A-Za-z_]\w*)\(")
 _enclosing = {}
@@ -40,17 +47,24 @@ DEBUG = False
 
 
 def enclosing(path, line):
-    """The function whose definition a source line belongs to (the last definition at column 0 above it)."""
+    """The function whose definition a source line belongs to (the last definition above it: at column 0, or a
+    member function of a class, one tab in, whose body's brace opens the next line)."""
     if path not in _enclosing:
         names, cur = [], None
         try:
-            for text in open(path, errors="replace"):
-                m = DEF.match(text)
-                if m and not text.rstrip().endswith(";") and not text.startswith(("return", "if", "else")):
-                    cur = m.group(1)
-                names.append(cur)
+            lines = open(path, errors="replace").read().split("\n")
         except OSError:
-            pass
+            lines = []
+        for i, text in enumerate(lines):
+            m = DEF.match(text)
+            if m and not text.rstrip().endswith(";") and not text.startswith(("return", "if", "else")):
+                cur = m.group(1)
+            elif (text.startswith("\t") and not text.startswith("\t\t") and i + 1 < len(lines) and
+                  lines[i + 1] == "\t{"):
+                m = DEF.match(text[1:])
+                if m and m.group(1) not in ("if", "for", "while", "switch", "return"):
+                    cur = m.group(1)
+            names.append(cur)
         _enclosing[path] = names
     names = _enclosing[path]
     return names[line - 1] if 0 < line <= len(names) else None
@@ -58,7 +72,7 @@ def enclosing(path, line):
 
 def stages(path):
     """Instructions per stage of one callgrind dump (self costs by source line; call costs skipped)."""
-    names = {"fl": {}, "fi": {}, "fn": {}}
+    names = {"fl": {}, "fn": {}}
     out = {}
     fn = fl = cur = None
     line = 0
@@ -68,7 +82,9 @@ def stages(path):
         m = re.match(r"^(fl|fi|fe|fn|cfi|cfl|cfn|cob|ob)=\((\d+)\)(?: (.*))?$", raw)
         if m:
             kind, ident, name = m.group(1), m.group(2), m.group(3)
-            table = {"fe": "fi", "cfi": "fl", "cfl": "fl", "cfn": "fn"}.get(kind, kind)
+            # One table of file names for fl, fi, fe, cfi and cfl (callgrind numbers files once for all of
+            # them: an inlined stretch "fe=(N)" names a file first given as "fl=(N) path"), one for functions.
+            table = {"fi": "fl", "fe": "fl", "cfi": "fl", "cfl": "fl", "cfn": "fn"}.get(kind, kind)
             if table in names:
                 if name is not None:
                     names[table][ident] = name
@@ -164,9 +180,10 @@ def main():
             print(f"{scen:<19}{eng:<11}{ns:>8.1f}{rate / 1e6:>8.1f}{fmt(ip, '.0f'):>10}{ns_r:>10}{ip_r:>12}")
     print()
     print("tungro per stage, instructions per segment (callgrind, each source line to its function of the core: "
+          "fast = the fast stage (header template, its rules, the engine's candidates), "
           "parse, hash, lookup = flow table walk + same_flow, decide = the rules, append, hold = new flow, complete ="
           " completion and flush incl. the bench's op and tgc_finish, loop = the receive"
-          " loop and engine bookkeeping):")
+          " loop and engine bookkeeping, byte loads inlined anywhere included):")
     labels = STAGES + ["other", "total"]
     print(f"{'scenario':<19}" + "".join(f"{l:>9}" for l in labels))
     for scen in order:

@@ -19,7 +19,11 @@
 //   - verdicts are well formed (one action; MERGE and flush_held only with a held packet);
 //   - every completed GRO packet re-parses with tgc_parse_as (the engine's flags) to the same flow, first seq and payload length; its IPv4
 //     header checksums are valid, its length is <= 65535, and finishing its CHECKSUM_PARTIAL TCP checksum as a
-//     device would gives a checksum tgc_tcp_csum_ok accepts.
+//     device would gives a checksum tgc_tcp_csum_ok accepts;
+//   - the fast stage's equivalence (src/fastpath.hpp): every input runs twice, on the layout's engine and on the
+//     same engine with TGC_ENGINE_NO_FASTPATH, and both runs must give the same trace: every segment's result
+//     record, every op call with its arguments (merge records, completion records and the completed bytes,
+//     deliveries) in order, and the counters after every segment but the fast-path one.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -90,15 +94,62 @@ struct Layout {
 constexpr Layout kLayouts[] = {{1, 8, TGC_ENGINE_CALLER_HASH}, {8, 8, 0}, {2, 2, 0},
 			       {1, 8, TGC_ENGINE_CALLER_HASH | TGC_ENGINE_IPV4_OPTIONS}, {8, 8, TGC_ENGINE_IPV4_OPTIONS}};
 
+// One run's trace for the fast stage's differential check: records appended as bytes, packets named by their id.
+class Trace {
+public:
+	template <class T> void put(char tag, const T &v)
+	{
+		starts_.push_back(bytes_.size());
+		bytes_.push_back(static_cast<uint8_t>(tag));
+		const auto *p = reinterpret_cast<const uint8_t *>(&v);
+		bytes_.insert(bytes_.end(), p, p + sizeof(v));
+		events_++;
+	}
+	void put_bytes(const std::vector<uint8_t> &b)
+	{
+		put('b', b.size());
+		bytes_.insert(bytes_.end(), b.begin(), b.end());
+	}
+	void clear()
+	{
+		bytes_.clear();
+		starts_.clear();
+		events_ = 0;
+	}
+	// The event the byte at @at belongs to: its index and offset.
+	std::pair<size_t, size_t> event_at(size_t at) const
+	{
+		size_t i = 0;
+		while (i + 1 < starts_.size() && starts_[i + 1] <= at)
+			i++;
+		return {i, starts_.empty() ? 0 : starts_[i]};
+	}
+	const std::vector<uint8_t> &bytes() const { return bytes_; }
+	size_t events() const { return events_; }
+
+private:
+	std::vector<uint8_t> bytes_;
+	std::vector<size_t> starts_;
+	size_t events_ = 0;
+};
+
 class Harness {
 public:
-	Harness(unsigned align, const Layout &l, Delivery &out) : align_(align), mode_(l.flags), out_(out)
+	Harness(unsigned align, const Layout &l, uint32_t extra_flags, Delivery &out, Trace &trace)
+		: align_(align), mode_(l.flags), out_(out), trace_(trace)
 	{
 		static const tgc_engine_ops ops = {op_append, op_complete, op_deliver};
 		const uint32_t size = tgc_engine_size(l.buckets, l.flows);
 		mem_.reset(new uint64_t[(size + 7) / 8]);
-		engine_ = tgc_engine_init(mem_.get(), size, l.buckets, l.flows, l.flags, &ops, this);
+		engine_ = tgc_engine_init(mem_.get(), size, l.buckets, l.flows, l.flags | extra_flags, &ops, this);
 		FUZZ_CHECK(engine_ != nullptr, "engine %ux%u refused", l.buckets, l.flows);
+	}
+
+	uint32_t fastpath() const
+	{
+		tgc_engine_stats st;
+		tgc_engine_get_stats(engine_, &st);
+		return st.fastpath;
 	}
 
 	bool full() const { return out_.count() >= kMaxSegs; }
@@ -138,6 +189,7 @@ public:
 		}
 		Pkt *expect = flow ? match_of(*flow, view, seg->key) : nullptr;
 		HeldBefore before{};
+		const uint64_t expect_id = expect ? expect->id + 1 : 0; // it may be freed (completed) by the time we trace
 		if (expect)
 			before = {expect->seqs[0], expect->payload_len, expect->gso_size, expect->bytes.size()};
 
@@ -173,6 +225,12 @@ public:
 		FUZZ_CHECK(st.segs == out_.count() && st.merged + st.held + st.passed == st.segs, "stats %u: %u+%u+%u", st.segs,
 			   st.merged, st.held, st.passed);
 		FUZZ_CHECK(st.held_now == held_.size(), "engine holds %u, harness %zu", st.held_now, held_.size());
+		FUZZ_CHECK(st.fastpath <= st.merged, "fast path %u of %u merged", st.fastpath, st.merged);
+		tgc_rx_result traced = res;
+		traced.held = reinterpret_cast<void *>(static_cast<uintptr_t>(res.held ? expect_id : 0)); // res.held == expect
+		trace_.put('r', traced);
+		st.fastpath = 0;
+		trace_.put('s', st);
 		if (flags & fuzzin::kEndPoll)
 			tgc_engine_flush(engine_);
 		else if (flags & fuzzin::kAgeFlush)
@@ -263,11 +321,19 @@ private:
 	static int op_append(void *ctx, void *held, void *segp, const tgc_merge *m)
 	{
 		Harness *hs = static_cast<Harness *>(ctx);
-		if (hs->nomerge_)
+		if (hs->nomerge_) {
+			hs->trace_.put('n', std::make_pair(static_cast<Pkt *>(held)->id, static_cast<Pkt *>(segp)->id));
 			return -1; // the module's tungro_append failing
+		}
 		Pkt *h = static_cast<Pkt *>(held);
 		std::unique_ptr<Pkt> seg = hs->take(segp);
 		const tgc_pkt &pkt = *m->pkt;
+		// Field by field: the record's tail after pad[] is the struct's own padding, written by no one.
+		const uint32_t traced[] = {m->held_len, static_cast<uint32_t>(m->flags_off | m->held_flags << 16 | m->id_state << 24),
+					   static_cast<uint32_t>(m->fixedid | m->pad[0] << 8 | m->pad[1] << 16 | m->pad[2] << 24)};
+		hs->trace_.put('a', traced);
+		hs->trace_.put('p', pkt);
+		hs->trace_.put('i', std::make_pair(h->id, seg->id));
 		FUZZ_CHECK(m->held_len == h->bytes.size(), "engine's held length %u, harness's %zu", m->held_len,
 			   h->bytes.size());
 		FUZZ_CHECK(m->flags_off == (tgc_pkt_is_udp(&pkt) ? 0u : h->first.tcp_off + TGC_TCP_FLAGS_OFF),
@@ -291,6 +357,8 @@ private:
 		Harness *hs = static_cast<Harness *>(ctx);
 		std::unique_ptr<Pkt> hp = hs->take(held);
 		Pkt &h = *hp;
+		hs->trace_.put('c', *d);
+		hs->trace_.put('i', h.id);
 		auto it = std::find(hs->held_.begin(), hs->held_.end(), &h);
 		FUZZ_CHECK(it != hs->held_.end(), "completed a packet that was not held");
 		hs->held_.erase(it);
@@ -317,6 +385,7 @@ private:
 				   "completion tcp_off %u csum_offset %u tcpv6 %u", c.tcp_off, c.csum_offset, c.tcpv6);
 		}
 
+		hs->trace_.put_bytes(h.bytes); // finished: what goes up
 		// The delivered packet, in its own exact allocation, must parse again as the same flow and train.
 		Buf b(h.bytes.data(), n, hs->align_);
 		tgc_pkt r;
@@ -349,6 +418,10 @@ private:
 		Harness *hs = static_cast<Harness *>(ctx);
 		std::unique_ptr<Pkt> seg = hs->take(segp);
 		FUZZ_CHECK(r->v.action == TGC_PASS, "delivered with action %u", r->v.action);
+		tgc_rx_result traced = *r;
+		traced.held = nullptr; // the caller's handle (the engine translated it): the 'r' record names it
+		hs->trace_.put('d', traced);
+		hs->trace_.put('i', seg->id);
 		// Segments that never parsed and whose flow was not located have no flow to keep order with.
 		hs->out_.single(seg->id);
 	}
@@ -356,6 +429,7 @@ private:
 	unsigned align_;
 	uint32_t mode_; // the engine's flags: tgc_parse_as() sees segments as the engine does
 	Delivery &out_;
+	Trace &trace_;
 	bool nomerge_ = false;
 	std::unique_ptr<uint64_t[]> mem_;
 	tgc_engine *engine_ = nullptr;
@@ -379,16 +453,14 @@ std::vector<uint8_t> advance(const std::vector<uint8_t> &seg, const tgc_pkt &pkt
 	return c;
 }
 
-} // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+// One run of the input's train on @layout's engine with @extra_flags, into @trace.
+void run(const uint8_t *data, size_t size, const Layout &layout, uint32_t extra_flags, Delivery &out, Trace &trace,
+	 uint32_t *fastpath)
 {
-	// Alignment from the input size's parity, the table layout from the next bits: every placement and layout
-	// gets exercised without a format byte.
-	static Delivery out;
 	out.reset();
-	const Layout &layout = kLayouts[(size >> 1) % (sizeof(kLayouts) / sizeof(kLayouts[0]))];
-	Harness h(size & 1 ? 2 : 0, layout, out);
+	trace.clear();
+	Harness h(size & 1 ? 2 : 0, layout, extra_flags, out, trace);
 	for_each_record(data, size, [&h, &layout](uint8_t flags, uint8_t repeat, const uint8_t *p, uint32_t n) {
 		const uint8_t per_copy = flags & static_cast<uint8_t>(~(fuzzin::kEndPoll | fuzzin::kAgeFlush));
 		h.receive(p, n, repeat ? per_copy : flags);
@@ -406,6 +478,34 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		return !h.full();
 	});
+	*fastpath = h.fastpath();
 	h.finish();
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	// Alignment from the input size's parity, the table layout from the next bits: every placement and layout
+	// gets exercised without a format byte. Each input twice: with the fast stage and without it
+	// (TGC_ENGINE_NO_FASTPATH); the traces must be the same.
+	static Delivery out;
+	static Trace fast, slow;
+	const Layout &layout = kLayouts[(size >> 1) % (sizeof(kLayouts) / sizeof(kLayouts[0]))];
+	uint32_t fast_merges = 0, slow_merges = 0;
+	run(data, size, layout, 0, out, fast, &fast_merges);
+	run(data, size, layout, TGC_ENGINE_NO_FASTPATH, out, slow, &slow_merges);
+	FUZZ_CHECK(slow_merges == 0, "%u fast-path merges with TGC_ENGINE_NO_FASTPATH", slow_merges);
+	if (fast.bytes() != slow.bytes()) {
+		const auto &a = fast.bytes(), &b = slow.bytes();
+		size_t at = 0;
+		while (at < a.size() && at < b.size() && a[at] == b[at])
+			at++;
+		const auto [ev, start] = fast.event_at(at);
+		FUZZ_CHECK(false, "fast stage and full parse differ: traces of %zu and %zu events, first at event %zu "
+				  "(record '%c', byte %zu of it: %#x against %#x); %u fast merges",
+			   fast.events(), slow.events(), ev, start < a.size() ? a[start] : '?', at - start,
+			   at < a.size() ? a[at] : 0, at < b.size() ? b[at] : 0, fast_merges);
+	}
 	return 0;
 }

@@ -112,6 +112,62 @@ void udp_seeds(Seeds &out)
 	}
 }
 
+// Trains at the edges of the engine's fast stage (src/fastpath.hpp), which fuzz_engine runs with and without it:
+// IPv4 IDs and sequence numbers that wrap inside a packet, each layer's length one off, an IPv4 header checksum
+// one off in either layer, every TCP flag once, an urgent pointer without URG, TCP timestamps, and interleaved
+// flows (the engine's recent-flow index), each in IPIP, plain IPv4 and ip6ip6 with its encapsulation limit.
+void fastpath_seeds(Seeds &out)
+{
+	Segment lim6 = small(frames::ip6ip6());
+	lim6.outer6.ext.push_back(frames::encap_limit());
+	const std::pair<const char *, Segment> kinds[] = {
+		{"ipip", small(frames::ipip())}, {"plain4", small(frames::plain4())}, {"ip6ip6", lim6}};
+	for (const auto &[kind, base] : kinds) {
+		const std::string k = std::string("fast-") + kind;
+		Segment w = base;
+		w.inner4.id = 0xfffe;
+		w.outer.id = 0xfffd;
+		w.tcp.seq = 0xffffffffu - 700;
+		out.emplace_back(k + "-id-seq-wrap", records(frames::train(w, 8, +1)));
+		auto t = frames::train(base, 10);
+		t[2].outer_len_delta = 1;
+		t[4].inner_padding = 1;
+		t[6].padding = 1;
+		t[8].payload_len = 299;
+		out.emplace_back(k + "-lengths", records(t));
+		// Checksum one off: the bytes changed after the build.
+		std::vector<uint8_t> in;
+		const auto tr = frames::train(base, 8);
+		for (size_t i = 0; i < tr.size(); i++) {
+			std::vector<uint8_t> b = frames::build(tr[i]);
+			const size_t at = i == 3 ? 10 : i == 5 ? 30 : 0; // outer, then inner IPv4 checksum
+			if (at && b.size() > at + 1 && (b[0] >> 4) == 4)
+				b[at + 1] = static_cast<uint8_t>(b[at + 1] + (i == 3 ? 1 : 0xff));
+			fuzzin::put_record(in, encap_flag(tr[i]) | (i + 1 == tr.size() ? fuzzin::kEndPoll : 0), 0, b);
+		}
+		out.emplace_back(k + "-ipv4-csum-one-off", in);
+		auto f = frames::train(base, 10);
+		const uint8_t flags[] = {0x01, 0x02, 0x04, 0x08, 0x20, 0x40, 0x80, 0x18};
+		for (unsigned i = 0; i < 8; i++)
+			f[i + 1].tcp.flags = static_cast<uint8_t>(0x10 | flags[i]);
+		out.emplace_back(k + "-every-flag", records(f));
+		Segment ts = base;
+		ts.tcp.options = {1, 1, 8, 10, 0, 0, 0, 1, 0, 0, 0, 2};
+		add_train(out, k + "-timestamps-csum-checked", ts, 8, fuzzin::kCsumCheck);
+		std::vector<Segment> mixed;
+		for (unsigned round = 0; round < 4; round++)
+			for (uint16_t fl = 0; fl < 5; fl++) {
+				Segment s = base;
+				s.tcp.sport = static_cast<uint16_t>(42000 + fl);
+				s.tcp.seq = 7000 + fl * 100000 + round * s.payload_len;
+				s.inner4.id = static_cast<uint16_t>(1 + round);
+				s.outer.id = static_cast<uint16_t>(base.encap == frames::Encap::Plain4 ? 1 + round : 0);
+				mixed.push_back(s);
+			}
+		out.emplace_back(k + "-five-interleaved-flows", records(mixed));
+	}
+}
+
 } // namespace
 
 Seeds make_seeds()
@@ -333,6 +389,7 @@ Seeds make_seeds()
 		add_option_train(out, "o06-malformed-length0", frames::train(p, 4));
 	}
 	udp_seeds(out);
+	fastpath_seeds(out);
 	return out;
 }
 

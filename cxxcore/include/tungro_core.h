@@ -500,6 +500,12 @@ void tgc_receive(const struct tgc_seg *seg, const struct tgc_rx_ops *ops, void *
  * packets there, and its inet_gro_complete assumes 20 bytes); tgc_receive() never does it.
  */
 #define TGC_ENGINE_IPV4_OPTIONS 0x2u
+/*
+ * No fast stage: every segment through the full parse, lookup and decide. The fast stage (src/fastpath.hpp) merges
+ * a segment that matches the header template of the held packet of the previous segment's flow, with the same
+ * result; this flag is its differential proof's other side (host tests, fuzz_engine) and a way to rule it out.
+ */
+#define TGC_ENGINE_NO_FASTPATH 0x4u
 
 /* A merge for the caller to carry out (tgc_engine_ops.append). */
 struct tgc_merge {
@@ -555,6 +561,7 @@ struct tgc_engine_stats {
 	tgc_u32 retried;	/* appends the caller could not do */
 	tgc_u32 held_now, held_max;	/* held packets now, and the most ever at once */
 	tgc_u32 reasons[TGC_R_COUNT];	/* per segment: the refusal, or the verdict's reason */
+	tgc_u32 fastpath;	/* of merged, those the fast stage merged (header template, src/fastpath.hpp) */
 };
 
 struct tgc_engine;

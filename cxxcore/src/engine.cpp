@@ -29,6 +29,16 @@ struct Flow {
 
 } // namespace
 
+namespace {
+
+// The fast stage's second candidate, for interleaved flows (the previous segment's flow is the first): a small
+// direct-mapped index from a key of the raw header bytes to the flow last held or found with it. Only a hint: a
+// candidate still has to match its template (fastpath.hpp), so a stale or colliding entry costs a miss, never a
+// wrong merge.
+constexpr u32 kRecentBits = 8, kRecent = 1u << kRecentBits;
+
+} // namespace
+
 struct tgc_engine {
 	const tgc_engine_ops *ops;
 	void *ctx;
@@ -37,6 +47,7 @@ struct tgc_engine {
 	u32 buckets, nflows, flags;
 	u32 serial;
 	tgc_engine_stats st;
+	u32 recent[kRecent];	// 1 + slot index of a flow by recent_key(), or 0
 };
 
 namespace {
@@ -48,9 +59,23 @@ struct Rx {
 	tgc_engine *e;
 	const tgc_seg *seg;
 	void *cookie;
-	u32 in;		// seg->in, with the engine's own outer flush bit
+	u32 in;		// seg->in, with the engine's own outer flush bit once the full parse runs
 	u32 hash, bucket;
 };
+
+// The recent[] index of headers @hdr laid out with TCP at @tcp_off: the ports and bytes 12-15 (the IPv4 source
+// address; inside the IPv6 one), the host-order words the template compares anyway, Fibonacci-hashed to its top
+// bits. Read only where fast_shape() (or a parse) says there are bytes.
+inline u32 recent_key(const u8 *hdr, u32 tcp_off)
+{
+	return ((raw32(hdr + tcp_off) ^ raw32(hdr + 12)) * 0x9e3779b1u) >> (32 - kRecentBits);
+}
+
+// Held flow @f as recent[]'s entry for its own key.
+void remember(tgc_engine *e, const Flow *f)
+{
+	e->recent[recent_key(f->hdr, f->first.tcp_off)] = static_cast<u32>(f - e->flows) + 1;
+}
 
 bool older(u32 a, u32 b) { return static_cast<__INT32_TYPE__>(a - b) < 0; }
 
@@ -96,6 +121,20 @@ bool is_flow_of(const Flow *f, const tgc_pkt *pkt, const u8 *hdr)
 	return f->held && f->first.encap == pkt->encap && same_flow(pkt, hdr, f->hdr, f->first.payload_off);
 }
 
+// What tgc_decide() needs of held flow @f (tgc_receive's find fills it in), for a segment with @in bits.
+void held_of(const Flow *f, u32 in, tgc_held *held)
+{
+	held->hdr = f->hdr;
+	held->hdr_len = f->first.payload_off;
+	held->total_len = f->total_len;
+	held->payload_len = f->payload_len;
+	held->count = f->count;
+	held->gso_size = f->gso_size;
+	held->id_state = f->id_state;
+	held->flags = f->tls != ((in & TGC_IN_TLS_STATE) != 0) ? TGC_HELD_DECRYPTED : 0;
+	held->pad[0] = held->pad[1] = 0;
+}
+
 void *rx_find(void *ctx, const tgc_pkt *pkt, const u8 *hdr, tgc_held *held)
 {
 	Rx *rx = static_cast<Rx *>(ctx);
@@ -121,25 +160,21 @@ void *rx_find(void *ctx, const tgc_pkt *pkt, const u8 *hdr, tgc_held *held)
 		if (f == b + e->nflows)
 			return nullptr;
 		e->last = f;
+		remember(e, f);
 	}
-	held->hdr = f->hdr;
-	held->hdr_len = f->first.payload_off;
-	held->total_len = f->total_len;
-	held->payload_len = f->payload_len;
-	held->count = f->count;
-	held->gso_size = f->gso_size;
-	held->id_state = f->id_state;
-	if (f->tls != ((rx->in & TGC_IN_TLS_STATE) != 0))
-		held->flags |= TGC_HELD_DECRYPTED;
+	held_of(f, rx->in, held);
 	return f;
 }
 
-int rx_append(void *ctx, void *held, const tgc_rx_result *r)
+__attribute__((always_inline)) inline int rx_append(void *ctx, void *held, const tgc_rx_result *r)
 {
 	Rx *rx = static_cast<Rx *>(ctx);
 	Flow *f = static_cast<Flow *>(held);
 	if (!f) // tgc_decide merges only into a held packet; a guard for the analyzer, never taken
 		return -1;
+	// What the flow takes on, read before the caller's op (which may write memory the compiler cannot rule out).
+	const u32 payload = r->pkt.payload_len;
+	const u16 segs = r->pkt.gso_size ? r->pkt.gso_segs : 1;
 	tgc_merge m;
 	m.pkt = &r->pkt;
 	m.held_len = f->total_len;
@@ -150,22 +185,87 @@ int rx_append(void *ctx, void *held, const tgc_rx_result *r)
 	m.pad[0] = m.pad[1] = m.pad[2] = 0;
 	if (rx->e->ops->append(rx->e->ctx, f->held, rx->cookie, &m) != 0)
 		return -1;
-	f->total_len += r->pkt.payload_len;
-	f->payload_len += r->pkt.payload_len;
-	f->count = static_cast<u16>(f->count + (r->pkt.gso_size ? r->pkt.gso_segs : 1u));
-	f->id_state = r->v.id_state;
-	if (r->flags_off < f->first.payload_off)
-		f->hdr[r->flags_off] |= r->v.held_flags;
+	f->total_len = m.held_len + payload;
+	f->payload_len += payload;
+	f->count = static_cast<u16>(f->count + segs);
+	f->id_state = m.id_state;
+	if (m.flags_off < f->first.payload_off)
+		f->hdr[m.flags_off] |= m.held_flags;
 	return 0;
 }
 
 // The engine's side of the receive loop: its table, inlined into the loop (receive.hpp).
 class EngineOps {
 public:
+	static constexpr bool kFastStage = true;
 	explicit EngineOps(Rx *rx) : rx_(rx) {}
 	static u32 prepare(const tgc_pkt * /*pkt*/) { return 0; }
 	void *find(const tgc_pkt *pkt, const u8 *hdr, tgc_held *held) const { return rx_find(rx_, pkt, hdr, held); }
-	int append(void *held, const tgc_rx_result *r) const { return rx_append(rx_, held, r); }
+	__attribute__((always_inline)) int append(void *held, const tgc_rx_result *r) const
+	{
+		return rx_append(rx_, held, r);
+	}
+
+	// The outer IP GRO the engine stands in for (6.12's inet_gro_receive): a segment whose outer length is not
+	// the bytes present has its flush bit set before the tunnel's callback or TCP GRO runs (plain TCP too: TCP
+	// GRO then completes the flow's held packet first, hostile frame p4_totlen_long). An outer IPv6 header
+	// likewise (6.12's ipv6_gro_receive): its payload length against the bytes after it. Only for the full
+	// parse: the fast stage requires the outer length to be exactly pkt_len.
+	u32 outer(const tgc_seg *seg) const
+	{
+		u32 in = 0;
+		if (seg->hdr_len >= 4) {
+			const u32 v = ip_version(seg->hdr);
+			if ((v == 4 && load16(seg->hdr + ipv4::kTotLen) != seg->pkt_len) ||
+			    (v == 6 && seg->hdr_len >= 6 && load16(seg->hdr + ipv6::kPayloadLen) + ipv6::kLen != seg->pkt_len))
+				in = TGC_IN_OUTER_FLUSH;
+		}
+		rx_->in |= in;
+		return in;
+	}
+
+	// The fast stage's candidate: the flow the previous segment found or started (segments come in runs of one
+	// flow), else the one recent[] names for the segment's key read at that flow's layout (interleaved flows of
+	// one layout), when it holds a packet the segment matches the template of (fastpath.hpp) and nothing the
+	// template cannot see rules it out: the caller's hash (TGC_ENGINE_CALLER_HASH buckets by it, and rx_find
+	// compares it) and the TLS state (a difference is TGC_R_DECRYPTED). A flow whose template the segment
+	// matches is the segment's flow (same_flow() reads only bytes the template compares), and a flow has one
+	// held packet per bucket it hashes to (a new one is held only when find found none, or after completing
+	// it): so it is what rx_find returns, hint or bucket walk, and its bucket and hash are the segment's (for a
+	// hold after a failed append). TGC_ENGINE_NO_FASTPATH: never one (fast()).
+	__attribute__((always_inline)) Flow *expected(const tgc_seg *seg, u32 in) const
+	{
+		tgc_engine *e = rx_->e;
+		Flow *f = e->last; // held or not, its first segment gives the layout to try (fast() tested it is there)
+		if (!fast_shape(seg, in, f->first))
+			return nullptr;
+		if (!f->held || !template_match(seg->hdr, f->hdr, f->first)) {
+			const u32 slot = e->recent[recent_key(seg->hdr, f->first.tcp_off)];
+			Flow *g = slot ? e->flows + (slot - 1) : nullptr;
+			if (!g || g == f || !g->held || !fast_shape(seg, in, g->first) ||
+			    !template_match(seg->hdr, g->hdr, g->first))
+				return nullptr;
+			f = g;
+		}
+		if (((e->flags & TGC_ENGINE_CALLER_HASH) && f->hash != seg->hash) ||
+		    f->tls != ((in & TGC_IN_TLS_STATE) != 0))
+			return nullptr;
+		rx_->hash = f->hash;
+		rx_->bucket = f->bucket;
+		return f;
+	}
+	// The fast stage on that candidate (none without a previous flow, or with TGC_ENGINE_NO_FASTPATH).
+	__attribute__((always_inline)) bool fast(const tgc_seg *seg, u32 in, tgc_rx_result *r) const
+	{
+		if (!rx_->e->last || (rx_->e->flags & TGC_ENGINE_NO_FASTPATH))
+			return false;
+		Flow *f = expected(seg, in);
+		if (!f || !fast_merge(seg, in, *f, r))
+			return false;
+		r->held = f;
+		return true;
+	}
+	void held_of(const void *f, tgc_held *held) const { ::held_of(static_cast<const Flow *>(f), rx_->in, held); }
 
 private:
 	Rx *rx_;
@@ -202,6 +302,7 @@ void hold(tgc_engine *e, const Rx &rx, const tgc_pkt &pkt)
 	e->last = f;
 	f->first = pkt;
 	__builtin_memcpy(f->hdr, rx.seg->hdr, pkt.payload_off); // payload_off <= TGC_MAX_HDR_BYTES (tgc_parse)
+	remember(e, f);
 	if (++e->st.held_now > e->st.held_max)
 		e->st.held_max = e->st.held_now;
 }
@@ -261,6 +362,8 @@ extern "C" tgc_engine *tgc_engine_init(void *mem, u32 size, u32 buckets, u32 flo
 	e->serial = 0;
 	e->last = nullptr;
 	e->st = tgc_engine_stats{};
+	for (u32 &slot : e->recent)
+		slot = 0;
 	for (u32 i = 0; i < buckets * flows; i++)
 		e->flows[i].held = nullptr;
 	return e;
@@ -268,22 +371,14 @@ extern "C" tgc_engine *tgc_engine_init(void *mem, u32 size, u32 buckets, u32 flo
 
 extern "C" void tgc_engine_receive(tgc_engine *e, const tgc_seg *seg, void *cookie, tgc_rx_result *r_out)
 {
-	u32 in = seg->in;
-	// The outer IP GRO the engine stands in for (6.12's inet_gro_receive): a segment whose outer length is not
-	// the bytes present has its flush bit set before the tunnel's callback or TCP GRO runs (plain TCP too: TCP GRO
-	// then completes the flow's held packet first, hostile frame p4_totlen_long).
-	// An outer IPv6 header likewise (6.12's ipv6_gro_receive): its payload length against the bytes after it.
-	if (seg->hdr_len >= 4) {
-		const u32 v = ip_version(seg->hdr);
-		if ((v == 4 && load16(seg->hdr + ipv4::kTotLen) != seg->pkt_len) ||
-		    (v == 6 && seg->hdr_len >= 6 && load16(seg->hdr + ipv6::kPayloadLen) + ipv6::kLen != seg->pkt_len))
-			in |= TGC_IN_OUTER_FLUSH;
-	}
-
-	Rx rx{e, seg, cookie, in, 0, 0};
+	Rx rx{e, seg, cookie, seg->in, 0, 0};
 	tgc_rx_result r;
 	EngineOps ops(&rx);
-	receive(seg, in, e->flags & kParseIPv4Options, ops, &r);
+	const bool fast = receive(seg, seg->in, e->flags & kParseIPv4Options, ops, &r);
+	if (fast) {
+		e->st.fastpath += !r.retried; // a failed append made it a hold
+		e->last = static_cast<Flow *>(r.held); // as rx_find leaves it
+	}
 	e->st.segs++;
 	e->st.reasons[r.v.reason < TGC_R_COUNT ? r.v.reason : 0]++;
 	if (r.retried)

@@ -11,7 +11,9 @@ namespace {
 // tgc_rx_ops as receive()'s Ops: absent callbacks prepare nothing, find nothing, append everything.
 class FnOps {
 public:
+	static constexpr bool kFastStage = false; // find needs the parsed segment: no expectation to offer
 	FnOps(const tgc_rx_ops *ops, void *ctx) : ops_(ops), ctx_(ctx) {}
+	static u32 outer(const tgc_seg * /*seg*/) { return 0; } // the caller's seg->in says it (TGC_IN_OUTER_FLUSH)
 	u32 prepare(const tgc_pkt *pkt) const { return ops_ && ops_->prepare ? ops_->prepare(ctx_, pkt) : 0; }
 	void *find(const tgc_pkt *pkt, const u8 *hdr, tgc_held *held) const
 	{

@@ -30,6 +30,28 @@ __attribute__((noinline, cold)) static bool ipv4_options_differ(const u8 *nh, co
 	return !words_equal(nh + ipv4::kMinLen, held + ipv4::kMinLen, (nh[0] & 0x0fu) * 4u - ipv4::kMinLen);
 }
 
+// The IPv4 ID rule of IP layer @layer (0 outer, 1 inner): @offset, the segment's ID minus the held packet's first
+// segment's (mod 2^16), either increments by one per held wire segment (@count) or stays fixed; which one is
+// decided at the first merge and kept per layer in *id_state (for a held packet of one segment: offset 0 or 1, as
+// 6.12 decides at the second segment). DF does not exempt any layer (6.18; 6.12 skipped the outer check when
+// DF=1). Returns TGC_R_NONE (*id_state updated when undecided) or TGC_R_IP_ID. Shared by l3_flush and the receive
+// loop's fast stage (fastpath.hpp).
+__attribute__((always_inline)) static inline unsigned ip_id_rule(u16 offset, u16 count, unsigned layer, u8 *id_state)
+{
+	const u8 fixed = TGC_ID_FIXED(layer), incr = TGC_ID_INCR(layer);
+	if (!(*id_state & (fixed | incr))) {
+		if (offset == 0)
+			*id_state |= fixed;
+		else if (offset == count)
+			*id_state |= incr;
+		else
+			return TGC_R_IP_ID;
+		return TGC_R_NONE;
+	}
+	const u16 expected = (*id_state & fixed) ? 0 : count;
+	return offset == expected ? TGC_R_NONE : TGC_R_IP_ID;
+}
+
 // Layer-3 flush check of one IP layer against the held packet's first segment (kernel: inet_gro_flush /
 // ipv6_gro_flush, with 6.18's per-layer fixed-ID state). Updates *id_state with the decision taken at the second
 // segment. Returns a tgc_reason.
@@ -51,22 +73,7 @@ static inline unsigned l3_flush(const u8 *nh, const u8 *held, u16 count, unsigne
 	if ((load16(nh + ipv4::kFragOff) ^ load16(held + ipv4::kFragOff)) & ipv4::kDF)
 		return TGC_R_DF;
 
-	// The ID either increments by one per held wire segment or stays fixed; which one is decided at the first
-	// merge and kept per layer (for a held packet of one segment: offset 0 or 1, as 6.12 decides at the second
-	// segment). DF does not exempt any layer (6.18; 6.12 skipped the outer check when DF=1).
-	const u16 offset = static_cast<u16>(load16(nh + ipv4::kId) - load16(held + ipv4::kId));
-	const u8 fixed = TGC_ID_FIXED(layer), incr = TGC_ID_INCR(layer);
-	if (!(*id_state & (fixed | incr))) {
-		if (offset == 0)
-			*id_state |= fixed;
-		else if (offset == count)
-			*id_state |= incr;
-		else
-			return TGC_R_IP_ID;
-		return TGC_R_NONE;
-	}
-	const u16 expected = (*id_state & fixed) ? 0 : count;
-	return offset == expected ? TGC_R_NONE : TGC_R_IP_ID;
+	return ip_id_rule(static_cast<u16>(load16(nh + ipv4::kId) - load16(held + ipv4::kId)), count, layer, id_state);
 }
 
 // The layer-3 flush checks of every IP layer against the held packet (TCP and UDP alike: 6.12 runs them in
@@ -140,11 +147,15 @@ constexpr u8 kEndFlags = tcp::kURG | tcp::kPSH | tcp::kRST | tcp::kSYN | tcp::kF
 
 // Whether the segment is short of full MSS segments: a wire segment shorter than @mss, or a GSO segment whose
 // length is not gso_segs * gso_size (6.12's tcp_gro_receive, out_check_final). Either ends its GRO packet.
+__attribute__((always_inline)) static inline bool short_of_mss(u32 payload_len, u16 seg_gso, u16 seg_segs, u32 mss)
+{
+	if (seg_gso)
+		return payload_len != static_cast<u32>(seg_segs) * seg_gso;
+	return payload_len < mss;
+}
 __attribute__((always_inline)) static inline bool short_of_mss(const tgc_pkt *pkt, u32 mss)
 {
-	if (pkt->gso_size)
-		return pkt->payload_len != static_cast<u32>(pkt->gso_segs) * pkt->gso_size;
-	return pkt->payload_len < mss;
+	return short_of_mss(pkt->payload_len, pkt->gso_size, pkt->gso_segs, mss);
 }
 
 // tgc_same_flow(), inline for the engine's flow lookup.
@@ -158,6 +169,40 @@ static inline int same_flow(const tgc_pkt *pkt, const u8 *hdr, const u8 *held_hd
 	if (!same_l3(hdr, held_hdr, pkt->nlayers == 2 ? pkt->inner_off : pkt->tcp_off))
 		return 0;
 	return pkt->nlayers != 2 || same_l3(hdr + pkt->inner_off, held_hdr + pkt->inner_off, pkt->tcp_off - pkt->inner_off);
+}
+
+// The MERGE verdict of a segment every rule let join the held packet (of MSS @mss, @count wire segments held), as
+// scalars (the fast stage passes constants, and the compiler folds what they decide): the segment's TCP @flags, UDP
+// or not, its payload and GSO size and segments, its innermost IP header at @inner (IP layer @layer), and the held
+// packet's new @id_state. The flags to carry, the fixed-ID bit, and whether the segment ends the packet, into @v.
+// Shared by decide() and the receive loop's fast stage (fastpath.hpp), so both give one record.
+__attribute__((always_inline)) static inline void merge_verdict(u8 flags, bool udp, u32 payload_len, u16 seg_gso,
+								 u16 seg_segs, const u8 *inner, unsigned layer, u16 mss,
+								 u16 count, u8 id_state, tgc_verdict *v)
+{
+	tgc_verdict m;
+	m.action = TGC_MERGE;
+	m.id_state = id_state;
+	m.pad[0] = m.pad[1] = 0;
+	// FIN and PSH are allowed to differ; the GRO packet carries them (kernel: tcp_gro_receive).
+	m.held_flags = flags & (tcp::kFIN | tcp::kPSH);
+	// Same rule as tgc_complete(): the innermost IPv4 ID fixed, and DF set (6.12's GSO needs DF for FIXEDID).
+	m.fixedid = !udp && ip_version(inner) == 4 && (id_state & TGC_ID_FIXED(layer)) &&
+		    (load16(inner + ipv4::kFragOff) & ipv4::kDF);
+	// The merged segment ends the packet: PSH/FIN/URG/RST/SYN, or it is shorter than the MSS (a GSO segment: its
+	// length is not a whole number of gso_size segments).
+	m.flush_held = 1;
+	if (flags & kEndFlags) {
+		m.reason = TGC_R_END;
+	} else if (short_of_mss(payload_len, seg_gso, seg_segs, mss)) {
+		m.reason = TGC_R_SHORT;
+	} else if (udp && count + 1u >= udp::kMaxCount) {
+		m.reason = TGC_R_SIZE; // 6.12 completes a UDP GRO packet of UDP_GRO_CNT_MAX datagrams
+	} else {
+		m.flush_held = 0;
+		m.reason = TGC_R_NONE;
+	}
+	*v = m;
 }
 
 // tgc_decide(), inline for the receive loop.
@@ -192,28 +237,8 @@ static inline void decide(const tgc_pkt *pkt, const u8 *hdr, const tgc_held *hel
 		r = udp ? udp_merge_flush(pkt, hdr, held, &v->id_state) : merge_flush(pkt, hdr, held, &v->id_state);
 
 	if (!r && held) {
-		v->action = TGC_MERGE;
-		// FIN and PSH are allowed to differ; the GRO packet carries them (kernel: tcp_gro_receive).
-		v->held_flags = pkt->tcp_flags & (tcp::kFIN | tcp::kPSH);
-		// Same rule as tgc_complete(): the innermost IPv4 ID fixed, and DF set (6.12's GSO needs DF for FIXEDID).
-		const u8 *inner = hdr + pkt->inner_off;
-		const unsigned layer = pkt->nlayers - 1u;
-		v->fixedid = !udp && ip_version(inner) == 4 && (v->id_state & TGC_ID_FIXED(layer)) &&
-			     (load16(inner + ipv4::kFragOff) & ipv4::kDF);
-		// The merged segment ends the packet: PSH/FIN/URG/RST/SYN, or it is shorter than the MSS (a GSO
-		// segment: its length is not a whole number of gso_size segments).
-		if (ends) {
-			v->flush_held = 1;
-			v->reason = TGC_R_END;
-		} else if (short_of_mss(pkt, held->gso_size)) {
-			v->flush_held = 1;
-			v->reason = TGC_R_SHORT;
-		} else if (udp && held->count + 1u >= udp::kMaxCount) {
-			v->flush_held = 1; // 6.12 completes a UDP GRO packet of UDP_GRO_CNT_MAX datagrams
-			v->reason = TGC_R_SIZE;
-		} else {
-			v->reason = TGC_R_NONE;
-		}
+		merge_verdict(pkt->tcp_flags, udp, pkt->payload_len, pkt->gso_size, pkt->gso_segs, hdr + pkt->inner_off,
+			      pkt->nlayers - 1u, held->gso_size, held->count, v->id_state, v);
 		return;
 	}
 

@@ -1,5 +1,7 @@
 #include "mini_gro.hpp"
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
@@ -18,10 +20,59 @@ MiniGro::MiniGro(unsigned encap, bool device_checksum_help, unsigned align, Tabl
 	if (!size)
 		throw std::invalid_argument("MiniGro: table size out of range");
 	mem_.reset(new uint64_t[(size + 7) / 8]);
-	const uint32_t flags = (t.caller_hash ? TGC_ENGINE_CALLER_HASH : 0) | (t.ipv4_options ? TGC_ENGINE_IPV4_OPTIONS : 0);
+	const uint32_t flags = (t.caller_hash ? TGC_ENGINE_CALLER_HASH : 0) | (t.ipv4_options ? TGC_ENGINE_IPV4_OPTIONS : 0) |
+			       (t.no_fastpath ? TGC_ENGINE_NO_FASTPATH : 0);
 	engine_ = tgc_engine_init(mem_.get(), size, t.buckets, t.flows, flags, &ops, this);
 	if (!engine_)
 		throw std::invalid_argument("MiniGro: tgc_engine_init refused");
+	if (t.differential && !t.no_fastpath) {
+		Table slow = t;
+		slow.no_fastpath = true;
+		slow.differential = false;
+		shadow_ = std::make_unique<MiniGro>(encap, device_checksum_help, align, slow);
+	}
+}
+
+bool same_delivered(const Delivered &a, const Delivered &b)
+{
+	return a.segs == b.segs && a.seqs == b.seqs && a.bytes == b.bytes &&
+	       std::memcmp(&a.completion, &b.completion, sizeof(a.completion)) == 0 && a.id_state == b.id_state &&
+	       a.gso_size == b.gso_size && a.parsed == b.parsed && a.pass_reason == b.pass_reason && a.why == b.why &&
+	       a.tag == b.tag;
+}
+
+bool same_result(const tgc_rx_result &a, const tgc_rx_result &b)
+{
+	tgc_rx_result x = a, y = b;
+	x.held = y.held = nullptr;
+	return (a.held != nullptr) == (b.held != nullptr) && std::memcmp(&x, &y, sizeof(x)) == 0;
+}
+
+// The fast stage's differential check after @what: the shadow engine (no fast stage) delivered the same packets,
+// counted the same, and gave the last segment the same result.
+void MiniGro::check_shadow(const char *what) const
+{
+	if (!shadow_)
+		return;
+	const char *bad = nullptr;
+	tgc_engine_stats a = stats(), b = shadow_->stats();
+	if (b.fastpath != 0)
+		bad = "the engine without the fast stage used it";
+	a.fastpath = 0;
+	if (!bad && std::memcmp(&a, &b, sizeof(a)) != 0)
+		bad = "engine counters differ";
+	if (!bad && out_.size() != shadow_->out_.size())
+		bad = "a different number of packets delivered";
+	for (size_t i = 0; !bad && i < out_.size(); i++)
+		if (!same_delivered(out_[i], shadow_->out_[i]))
+			bad = "a delivered packet differs";
+	if (!bad && !same_result(last_rx_, shadow_->last_rx_))
+		bad = "the segment's result differs";
+	if (!bad)
+		return;
+	std::fprintf(stderr, "MiniGro: fast stage and full parse disagree after %s (segment %llu): %s\n", what,
+		     static_cast<unsigned long long>(segs_), bad);
+	std::abort();
 }
 
 MiniGro::~MiniGro()
@@ -125,6 +176,11 @@ tgc_verdict MiniGro::receive(const std::vector<uint8_t> &frame_in, unsigned enca
 		b->seqs.push_back(r.pkt.seq);
 	reasons_[r.v.reason]++;
 	last_rx_ = r;
+	segs_++;
+	if (shadow_) {
+		shadow_->receive(frame_in, encap, hash, time, tag);
+		check_shadow("a segment");
+	}
 	if (!r.parsed)
 		return tgc_verdict{};
 	last_ = r.v;
@@ -137,6 +193,20 @@ void MiniGro::receive_all(const std::vector<std::vector<uint8_t>> &frames)
 		receive(f);
 }
 
-void MiniGro::flush() { tgc_engine_flush(engine_); }
+void MiniGro::flush()
+{
+	tgc_engine_flush(engine_);
+	if (shadow_) {
+		shadow_->flush();
+		check_shadow("a flush");
+	}
+}
 
-void MiniGro::flush_before(uint32_t time) { tgc_engine_flush_before(engine_, time); }
+void MiniGro::flush_before(uint32_t time)
+{
+	tgc_engine_flush_before(engine_, time);
+	if (shadow_) {
+		shadow_->flush_before(time);
+		check_shadow("a flush by age");
+	}
+}

@@ -33,6 +33,11 @@ struct Table {
 	unsigned buckets = 1, flows = 8;
 	bool caller_hash = true;           // bucket from the segment's hash (the kernel's way), else tungro's own hash
 	bool ipv4_options = false;         // TGC_ENGINE_IPV4_OPTIONS: merge through safe, identical IPv4 options
+	bool no_fastpath = false;          // TGC_ENGINE_NO_FASTPATH: every segment through the full parse and decide
+	// A second engine of the same layout with TGC_ENGINE_NO_FASTPATH runs every segment, flush and poll in
+	// lockstep: its results, deliveries and counters (but the fast-path one) must be this engine's, or the
+	// process aborts naming the segment (the fast stage's differential proof, in every test that uses MiniGro).
+	bool differential = true;
 };
 constexpr Table kKernelList{1, 8, true};   // the kernel's one bucket of 8, every skb hash 0
 constexpr Table kTungroTable{TGC_ENGINE_BUCKETS, TGC_ENGINE_FLOWS, false};
@@ -52,12 +57,22 @@ public:
 	tgc_verdict receive(const std::vector<uint8_t> &frame, unsigned encap, uint32_t hash = 0, uint32_t time = 0,
 			    uint64_t tag = 0);
 	void receive_all(const std::vector<std::vector<uint8_t>> &frames);
-	void set_input(uint32_t in) { in_ = in; } // TGC_IN_* bits for every later segment (TGC_IN_UDP_GRO)
+	void set_input(uint32_t in) // TGC_IN_* bits for every later segment (TGC_IN_UDP_GRO)
+	{
+		in_ = in;
+		if (shadow_)
+			shadow_->set_input(in);
+	}
 	void flush();                      // end of the NAPI poll: complete held packets, bucket by bucket, oldest first
 	void flush_before(uint32_t time);  // budget used up: only what arrived before time
 
 	const std::vector<Delivered> &delivered() const { return out_; }
-	std::vector<Delivered> take_delivered() { return std::exchange(out_, {}); }
+	std::vector<Delivered> take_delivered()
+	{
+		if (shadow_)
+			shadow_->out_.clear();
+		return std::exchange(out_, {});
+	}
 	std::vector<unsigned> seg_counts() const;  // segs of each delivered packet, in delivery order
 	unsigned reason_count(unsigned reason) const { return reasons_[reason]; }
 	const tgc_verdict &last_verdict() const { return last_; }
@@ -65,6 +80,7 @@ public:
 	tgc_engine_stats stats() const;
 
 private:
+	void check_shadow(const char *what) const;
 	struct Buf;
 	static int op_append(void *ctx, void *held, void *seg, const tgc_merge *m);
 	static void op_complete(void *ctx, void *held, const tgc_done *d);
@@ -79,6 +95,14 @@ private:
 	unsigned reasons_[TGC_R_COUNT] = {};
 	tgc_verdict last_{};
 	tgc_rx_result last_rx_{};
+	uint64_t segs_ = 0;                // segments received (the shadow's messages)
+	std::unique_ptr<MiniGro> shadow_;  // Table::differential: the same engine without the fast stage
 };
+
+// Whether two deliveries are the same packet, byte for byte, with the same record.
+bool same_delivered(const Delivered &a, const Delivered &b);
+// Whether two results of tgc_engine_receive() are the same record (held compared as NULL or not: the handles are
+// each engine's own).
+bool same_result(const tgc_rx_result &a, const tgc_rx_result &b);
 
 #endif

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+// The receive loop's fast stage (receive.hpp): a segment against the header template of the one held packet its
+// caller expects it to join (the engine: the flow the previous segment found or started). Where the headers are the
+// held packet's first segment's byte for byte, except for the fields that change from one segment of a flow to the
+// next, and those fields follow the few arithmetic rules below, the full parse and decide can only say MERGE, with
+// the very record the fast stage writes; anything else goes to them, unchanged. Why that holds, rule by rule:
+//
+// The template. The held packet's headers (tgc_held.hdr, the engine's Flow::hdr) are a copy of its first segment's
+// [0, payload_off), which tgc_parse() accepted and decide() held: so they have no padding (PADDING is never held),
+// no layer-3 flush (IP_LEN, IP_FLAGS: never held), no end flag (a segment with one is passed), IPv4 checksums that
+// sum right, and option lists and IPv6 extension headers that parse() walked. The engine never writes them but for
+// the TCP flags byte, where it ORs FIN/PSH of a merged segment, and such a merge completes the packet at once. A
+// segment of the same encap whose bytes equal them everywhere but in the masked fields therefore has the same
+// layout (IHL, extension headers, data offset: the same inner_off, tcp_off, payload_off), the same flow
+// (same_flow() compares only unmasked bytes), and passes every comparison of l3_flush() and merge_flush() (TTL,
+// TOS, DF, traffic class, hop limit, IPv4 options, TCP flags, data offset, window, ack, options) and every check of
+// parse() that does not read a masked field.
+//
+// The masked fields, each checked here as parse() and decide() would:
+//   IPv4 total length    every layer's must be exactly the bytes from its header to the segment's end (pkt_len):
+//                        the outer one then has no padding and no TGC_IN_OUTER_FLUSH, the inner one no IP_LEN;
+//   IPv4 ID              ip_id_rule() per layer, the same function as l3_flush();
+//   IPv4 header checksum the held copy's sums right and the other 16-bit words are equal, so the segment's header
+//                        sums right exactly when its length, ID and checksum words add up to the held copy's
+//                        modulo 0xffff (RFC 1071's one's-complement sum; RFC 1624's incremental update read
+//                        backwards), which costs three adds instead of the whole header;
+//   IPv6 payload length  every layer's must be the bytes after its fixed header to the segment's end;
+//   TCP sequence number  the held packet's first plus its payload (merge_flush's SEQ rule);
+//   TCP checksum         not a GRO rule; with TGC_IN_CSUM_CHECK validated over seg->data by tgc_tcp_csum_ok(), the
+//                        loop's own check (a bad one, or no data, goes to the slow path, which says CSUM);
+//   TCP urgent pointer   merge_flush() never reads it; with URG set the segment has an end flag: slow path.
+// And the rules on what the template cannot fix: no CWR and no end flag in the flags byte (the held packet's is
+// equal and has none, but CWR may be there: merge_flush's FLAGS), a payload of 1..gso_size bytes (NO_PAYLOAD,
+// MSS; shorter than gso_size merges and ends the packet: SHORT, as decide() says), the aggregate below 64 KiB
+// (SIZE), a wire segment (no gso_size: a GSO arrival has its own MSS rule), TCP (UDP datagrams have other rules),
+// hdr_len at least payload_off and at most pkt_len (parse's MALFORMED), and none of the caller's TGC_IN_* bits that
+// refuse or need a decision of their own (kFastRefuse). The caller's own conditions (a hash it compares, TLS state)
+// are its candidate's, checked before (the engine's EngineOps::expected()).
+#ifndef TUNGRO_FASTPATH_HPP
+#define TUNGRO_FASTPATH_HPP
+
+#include "checksum.hpp"
+#include "headers.hpp"
+#include "rules.hpp"
+
+namespace tungro {
+
+// The TGC_IN_* bits that send a segment to the full parse and decide: refusals, and facts they decide on.
+constexpr u32 kFastRefuse = TGC_IN_UPPER_FLUSH | TGC_IN_CSUM_BAD | TGC_IN_NOMERGE | TGC_IN_DECRYPTED |
+			    TGC_IN_OUTER_FLUSH;
+
+// Whether @seg, with the caller's @in bits, has the shape the fast stage takes for a held packet whose first
+// segment parsed as @first: a TCP wire segment of the same encap, all its headers in the view (hdr_len at least
+// payload_off and, as parse() requires, at most pkt_len), no refusing TGC_IN_* bit (some payload: fast_merge). Also what makes
+// reading the segment's headers at @first's offsets safe (template_match, the engine's candidate key).
+__attribute__((always_inline)) static inline bool fast_shape(const tgc_seg *seg, u32 in, const tgc_pkt &first)
+{
+	return !(in & kFastRefuse) && !seg->gso_size && seg->encap == first.encap && seg->hdr &&
+	       seg->hdr_len >= first.payload_off && seg->hdr_len <= seg->pkt_len && !is_udp(&first);
+}
+
+// Nonzero when an IP header of @hlen bytes (IPv4 with its options, IPv6 with its walked extension headers)
+// differs from the held packet's at @held outside the fields that change per segment: IPv4 total length (bytes
+// 2-3), ID (4-5) and header checksum (10-11); IPv6 payload length (4-5).
+__attribute__((always_inline)) static inline u64 ip_template_diff(const u8 *nh, const u8 *held, u32 hlen)
+{
+	if (ip_version(held) == 4) // version and IHL, TOS | flags and offset, TTL, protocol | addresses | options
+		return (load16(nh) ^ load16(held)) | (raw32(nh + ipv4::kFragOff) ^ raw32(held + ipv4::kFragOff)) |
+		       (raw64(nh + ipv4::kSaddr) ^ raw64(held + ipv4::kSaddr)) |
+		       (hlen != ipv4::kMinLen ? words_diff(nh + ipv4::kMinLen, held + ipv4::kMinLen, hlen - ipv4::kMinLen) : 0);
+	// version, traffic class, flow label | next header, hop limit | addresses | extension headers
+	return (raw32(nh) ^ raw32(held)) | (load16(nh + ipv6::kNextHdr) ^ load16(held + ipv6::kNextHdr)) |
+	       words_diff(nh + ipv6::kSaddr, held + ipv6::kSaddr, 32) |
+	       (hlen != ipv6::kLen ? words_diff(nh + ipv6::kLen, held + ipv6::kLen, hlen - ipv6::kLen) : 0);
+}
+
+// Whether the headers at @hdr match the held packet's template at @held, laid out as @first (fast_shape() said
+// the bytes are there): every byte of [0, payload_off) equal but the IP fields of ip_template_diff() and the TCP
+// sequence number (4-7), checksum and urgent pointer (16-19). The ports first: another flow differs there.
+__attribute__((always_inline)) static inline bool template_match(const u8 *hdr, const u8 *held, const tgc_pkt &first)
+{
+	const u32 toff = first.tcp_off, ioff = first.inner_off;
+	const u8 *th = hdr + toff, *th2 = held + toff;
+	if (raw32(th + tcp::kPorts) != raw32(th2 + tcp::kPorts))
+		return false;
+	// ack, data offset, flags, window | options
+	const u32 optlen = first.payload_off - toff - tcp::kMinLen;
+	u64 diff = (raw64(th + tcp::kAck) ^ raw64(th2 + tcp::kAck)) |
+		   (optlen ? words_diff(th + tcp::kMinLen, th2 + tcp::kMinLen, optlen) : 0);
+	if (first.nlayers == 2)
+		diff |= ip_template_diff(hdr, held, ioff) | ip_template_diff(hdr + ioff, held + ioff, toff - ioff);
+	else
+		diff |= ip_template_diff(hdr, held, toff);
+	return diff == 0;
+}
+
+// Whether an IPv4 header that equals the held packet's (@held: its checksum right) but for total length, ID and
+// checksum sums right too: those three 16-bit words add up to the held header's modulo 0xffff. Both sums are at
+// most 3 x 0xffff, so the difference plus 3 x 0xffff is >= 0 and folds to 0 or 0xffff exactly when it is 0 modulo
+// 0xffff (a header starting 0x4 never sums to 0, so ipv4_hdr_sum() would say 0xffff).
+__attribute__((always_inline)) static inline bool ipv4_sum_kept(const u8 *nh, const u8 *held)
+{
+	// In the host's byte order (raw16): the test against 0 modulo 0xffff does not depend on it (be.hpp).
+	const u32 now = raw16(nh + ipv4::kTotLen) + raw16(nh + ipv4::kId) + raw16(nh + ipv4::kCheck);
+	const u32 was = raw16(held + ipv4::kTotLen) + raw16(held + ipv4::kId) + raw16(held + ipv4::kCheck);
+	u32 d = now + 3u * 0xffffu - was; // < 2^19: two folds
+	d = (d & 0xffff) + (d >> 16);
+	d = (d & 0xffff) + (d >> 16);
+	return d == 0 || d == 0xffff;
+}
+
+// The masked fields of one IP layer whose template matched: its length field says @len bytes from its header on
+// (the rest of the segment); IPv4: the header checksum sums right and the ID follows ip_id_rule() for @layer
+// against the held packet's @count segments (updating *id_state).
+__attribute__((always_inline)) static inline bool ip_fields_ok(const u8 *nh, const u8 *held, u32 len, u16 count,
+								unsigned layer, u8 *id_state)
+{
+	if (ip_version(held) == 6)
+		return load16(nh + ipv6::kPayloadLen) + ipv6::kLen == len;
+	return load16(nh + ipv4::kTotLen) == len && ipv4_sum_kept(nh, held) &&
+	       ip_id_rule(static_cast<u16>(load16(nh + ipv4::kId) - load16(held + ipv4::kId)), count, layer, id_state) ==
+		       TGC_R_NONE;
+}
+
+/*
+ * The fast stage's rules: whether @seg (with the caller's @in bits), which has fast_shape() and matches
+ * template_match() of held packet @h, joins it (the file's head says why that is exactly when the full parse and
+ * decide would merge it). @h: the caller's held packet, with the members of the engine's Flow: hdr (its first
+ * segment's headers, at least first.payload_off bytes), first (that segment as parse() gave it), total_len,
+ * payload_len (bytes from the outer header to its end, and of TCP payload), count (wire segments), gso_size (MSS),
+ * id_state. On true, r->pkt, r->v, r->parsed and the other flags of @r are what the slow path writes for a MERGE
+ * (r->held and r->flags_off are the loop's); on false @r may be partly written (the full stage starts afresh).
+ */
+template <class Held>
+__attribute__((always_inline)) static inline bool fast_merge(const tgc_seg *seg, u32 in, const Held &h,
+							      tgc_rx_result *r)
+{
+	const tgc_pkt &first = h.first;
+	const u32 len = seg->pkt_len, payload = len - first.payload_off, ioff = first.inner_off;
+	const u8 *hdr = seg->hdr, *th = hdr + first.tcp_off;
+	const u32 seq = first.seq + h.payload_len;
+	const u8 flags = th[tcp::kFlags];
+	const bool tunnel = first.nlayers == 2;
+	u8 id_state = h.id_state;
+	// payload in 1..gso_size: the unsigned difference wraps for an empty one
+	if ((flags & (tcp::kCWR | kEndFlags)) || payload - 1u >= h.gso_size || load32(th + tcp::kSeq) != seq ||
+	    h.total_len + payload >= TGC_MAX_GRO_BYTES || !ip_fields_ok(hdr, h.hdr, len, h.count, 0, &id_state) ||
+	    (tunnel && !ip_fields_ok(hdr + ioff, h.hdr + ioff, len - ioff, h.count, 1, &id_state)))
+		return false;
+
+	// The segment as parse() describes it: the held first segment's layout, its own sequence, flags and payload.
+	r->pkt = first;
+	r->pkt.seq = seq;
+	r->pkt.payload_len = payload;
+	r->pkt.tcp_flags = flags;
+	r->pkt.gso_size = 0;
+	r->pkt.gso_segs = 1;
+	if ((in & TGC_IN_CSUM_CHECK) && (!seg->data || !tgc_tcp_csum_ok(&r->pkt, seg->data, len)))
+		return false; // the slow path passes it for TGC_R_CSUM
+	merge_verdict(flags, false, payload, 0, 1, hdr + ioff, tunnel ? 1 : 0, h.gso_size, h.count, id_state, &r->v);
+	r->parsed = 1;
+	r->located = r->foreign = r->retried = 0;
+	r->pad[0] = r->pad[1] = 0;
+	return true;
+}
+
+} // namespace tungro
+#endif

@@ -1,0 +1,224 @@
+// The engine's fast stage (src/fastpath.hpp): a segment that matches the header template of its flow's held packet
+// merges without the full parse and decide, with the very result they would give. Every MiniGro runs a second
+// engine without the fast stage (TGC_ENGINE_NO_FASTPATH) in lockstep and aborts on any difference (mini_gro.cpp),
+// so every test of the engine is a differential test of it; here: that the fast stage does the merging of clean
+// trains in every encapsulation and layout, and random trains aimed at its edges (IDs and sequence numbers that
+// wrap, each layer's length, checksums off by one, flags, every header byte, interleaved flows, checksum
+// validation, failed appends are fuzz_engine's), run both ways.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <random>
+
+#include "test_util.hpp"
+
+using namespace frames;
+
+namespace {
+
+struct Kind {
+	const char *name;
+	Segment (*make)();
+};
+
+Segment make_ip6ip6_limit()
+{
+	Segment s = ip6ip6();
+	s.outer6.ext.push_back(encap_limit());
+	return s;
+}
+Segment make_plain6() { return ipip_as(Encap::Plain6); }
+Segment make_plain4_ts()
+{
+	Segment s = plain4();
+	s.tcp.options = {1, 1, 8, 10, 0, 0, 0x12, 0x34, 0, 0, 0x56, 0x78}; // NOP NOP timestamps
+	return s;
+}
+Segment make_ipip_opts()
+{
+	Segment s = ipip();
+	s.outer.options = dsr_option();
+	s.inner4.options = dsr_option(0x52);
+	return s;
+}
+
+const Kind kKinds[] = {
+	{"plain4", plain4},   {"plain4_ts", make_plain4_ts}, {"plain6", make_plain6}, {"ipip", ipip},
+	{"sit", sit},         {"ip4ip6", ip4ip6},            {"ip6ip6", ip6ip6},      {"ip6ip6_limit", make_ip6ip6_limit},
+	{"ipip_opts", make_ipip_opts},
+};
+
+const Table kTables[] = {kKernelList, kTungroTable, {2, 2, false}, kOptionsList,
+			 {TGC_ENGINE_BUCKETS, TGC_ENGINE_FLOWS, false, true}};
+
+// A clean train of each kind merges by the fast stage, all but the first segment of each GRO packet, on every
+// table (IPv4 options only where the table merges them), and gives what the full parse gives (the shadow).
+TEST(FastStage, CleanTrainsMergeByTheFastStage)
+{
+	for (const Kind &k : kKinds) {
+		for (const Table &t : kTables) {
+			const Segment s = k.make();
+			const bool opts = !s.outer.options.empty();
+			MiniGro g(encap_of(s), true, 0, t);
+			g.receive_all(build_all(train(s, 40)));
+			g.flush();
+			const tgc_engine_stats st = g.stats();
+			SCOPED_TRACE(k.name);
+			if (opts && !t.ipv4_options) {
+				EXPECT_EQ(st.merged, 0u);
+				EXPECT_EQ(st.fastpath, 0u);
+				continue;
+			}
+			// 40 segments of 1400 bytes: 64 KiB ends the first GRO packet after 46 or so: one packet
+			EXPECT_EQ(g.seg_counts(), Counts{40});
+			EXPECT_EQ(st.fastpath, 39u);
+		}
+	}
+}
+
+// The fast stage is off with TGC_ENGINE_NO_FASTPATH, and then gives the same packets (no shadow needed).
+TEST(FastStage, NoFastPathFlagTurnsItOff)
+{
+	Table t = kTungroTable;
+	t.no_fastpath = true;
+	MiniGro g(TGC_ENCAP_IPIP, true, 0, t);
+	g.receive_all(build_all(train(ipip(), 8)));
+	g.flush();
+	EXPECT_EQ(g.seg_counts(), Counts{8});
+	EXPECT_EQ(g.stats().fastpath, 0u);
+	EXPECT_EQ(g.stats().merged, 7u);
+}
+
+// Interleaved flows of one layout find their held packet through the engine's recent-flow index.
+TEST(FastStage, InterleavedFlowsMergeByTheFastStage)
+{
+	std::vector<std::vector<Segment>> per(8);
+	for (unsigned f = 0; f < 8; f++) {
+		Segment s = plain4();
+		s.tcp.sport = static_cast<uint16_t>(40000 + f);
+		s.tcp.seq = 1000 + f * 10000000u;
+		per[f] = train(s, 8);
+	}
+	std::vector<std::vector<uint8_t>> frames;
+	for (unsigned i = 0; i < 8; i++)
+		for (unsigned f = 0; f < 8; f++)
+			frames.push_back(build(per[f][i]));
+	MiniGro g(TGC_ENCAP_NONE, true, 0, kTungroTable);
+	g.receive_all(frames);
+	g.flush();
+	EXPECT_EQ(g.seg_counts(), Counts(8, 8));
+	EXPECT_EQ(g.stats().fastpath, 56u);
+}
+
+// The IPv4 header checksum the fast stage checks incrementally: off by one either way in either layer, the full
+// parse refuses it (TGC_R_CSUM), and so must the fast stage (the shadow compares).
+TEST(FastStage, Ipv4ChecksumOffByOneIsRefusedBothWays)
+{
+	for (const unsigned layer_off : {0u, 20u}) {
+		for (const int delta : {-1, 1}) {
+			auto frames = build_all(train(ipip(), 6));
+			std::vector<uint8_t> &b = frames[3];
+			const uint16_t ck = static_cast<uint16_t>((b[layer_off + 10] << 8 | b[layer_off + 11]) + delta);
+			b[layer_off + 10] = static_cast<uint8_t>(ck >> 8);
+			b[layer_off + 11] = static_cast<uint8_t>(ck);
+			MiniGro g(TGC_ENCAP_IPIP, true, 0, kTungroTable);
+			g.receive_all(frames);
+			g.flush();
+			EXPECT_EQ(g.reason_count(TGC_R_CSUM), 1u);
+		}
+	}
+}
+
+// IPv4 IDs and sequence numbers that wrap inside a GRO packet still merge by the fast stage.
+TEST(FastStage, IdAndSequenceWrapMerge)
+{
+	Segment s = ipip();
+	s.inner4.id = 0xfffd;
+	s.outer.id = 0xfffe;
+	s.tcp.seq = 0xffffffffu - 3000;
+	MiniGro g(TGC_ENCAP_IPIP, true, 0, kTungroTable);
+	g.receive_all(build_all(train(s, 8, 1)));
+	g.flush();
+	EXPECT_EQ(g.seg_counts(), Counts{8});
+	EXPECT_EQ(g.stats().fastpath, 7u);
+}
+
+// Random trains aimed at the fast stage's edges, run both ways by MiniGro's shadow: one to four interleaved flows
+// of a kind, each segment changed with some probability in one of the ways below, on every table, with and
+// without checksum validation (TGC_IN_CSUM_CHECK) and UDP GRO allowed.
+void mutate(Segment &s, std::mt19937 &rng)
+{
+	switch (rng() % 24) {
+	case 0: s.outer.ttl--; break;
+	case 1: s.inner4.tos ^= 1; s.inner6.traffic_class ^= 1; break;
+	case 2: s.outer.df = !s.outer.df; break;
+	case 3: s.inner4.df = !s.inner4.df; break;
+	case 4: s.inner4.id = static_cast<uint16_t>(s.inner4.id + 1 + rng() % 2); break;
+	case 5: s.outer.id = static_cast<uint16_t>(s.outer.id + 1); break;
+	case 6: s.tcp.seq += 1 + rng() % 2000; break;
+	case 7: s.tcp.seq -= 1400; break;
+	case 8: s.payload_len = 1 + rng() % 1400; break;
+	case 9: s.payload_len = 1401 + rng() % 100; break;
+	case 10: s.tcp.flags |= std::array<uint8_t, 6>{0x01, 0x02, 0x04, 0x08, 0x20, 0x80}[rng() % 6]; break;
+	case 11: s.tcp.flags |= 0x40; break; // ECE: the template compares the flags byte
+	case 12: s.tcp.window++; break;
+	case 13: s.tcp.ack++; break;
+	case 14: s.tcp.options = {1, 1, 1, 1}; break;
+	case 15: s.outer_len_delta = static_cast<int32_t>(rng() % 3) - 1; break;
+	case 16: s.inner_padding = 1 + rng() % 3; break;
+	case 17: s.padding = 1 + rng() % 4; break;
+	case 18: s.bad_tcp_csum = true; break;
+	case 19: s.inner4.reserved = true; break;
+	case 20: s.payload_len = 0; break;
+	case 21: s.outer6.hop_limit--; s.inner6.hop_limit--; break;
+	case 22: s.outer6.flow_label ^= 1; s.inner6.flow_label ^= 1; break;
+	default: s.tcp.dport++; break;
+	}
+}
+
+TEST(FastStage, RandomTrainsAtTheEdgesGiveWhatTheFullParseGives)
+{
+	std::mt19937 rng(12);
+	uint64_t fast = 0, segs = 0;
+	for (unsigned round = 0; round < 600; round++) {
+		const Kind &k = kKinds[rng() % (sizeof(kKinds) / sizeof(kKinds[0]))];
+		const Table &t = kTables[rng() % (sizeof(kTables) / sizeof(kTables[0]))];
+		const unsigned nflows = 1 + rng() % 4, n = 4 + rng() % 20;
+		std::vector<std::vector<Segment>> per(nflows);
+		for (unsigned f = 0; f < nflows; f++) {
+			Segment s = k.make();
+			s.tcp.sport = static_cast<uint16_t>(40000 + f);
+			s.tcp.seq = rng();
+			s.inner4.id = static_cast<uint16_t>(rng());
+			s.outer.id = static_cast<uint16_t>(rng());
+			per[f] = train(s, n, static_cast<int>(rng() % 2));
+		}
+		std::vector<std::vector<uint8_t>> frames;
+		for (unsigned i = 0; i < n; i++) {
+			for (unsigned f = 0; f < nflows; f++) {
+				Segment s = per[f][i];
+				if (rng() % 5 == 0)
+					mutate(s, rng);
+				std::vector<uint8_t> b = build(s);
+				if (rng() % 16 == 0 && b.size() > 60)
+					b[rng() % 60] ^= static_cast<uint8_t>(1u << (rng() % 8)); // any header byte
+				frames.push_back(std::move(b));
+			}
+		}
+		MiniGro g(encap_of(per[0][0]), rng() % 4 != 0, rng() % 2 ? 2 : 0, t);
+		if (rng() % 3 == 0)
+			g.set_input(TGC_IN_UDP_GRO);
+		for (size_t i = 0; i < frames.size(); i++) {
+			g.receive(frames[i], encap_of(per[0][0]), static_cast<uint32_t>(rng() % 3), static_cast<uint32_t>(i));
+			if (rng() % 32 == 0)
+				g.flush_before(static_cast<uint32_t>(i / 2));
+		}
+		g.flush();
+		fast += g.stats().fastpath;
+		segs += g.stats().segs;
+	}
+	// The fast stage took a good share (and the shadow agreed with every one).
+	EXPECT_GT(fast * 4, segs);
+}
+
+} // namespace

@@ -567,7 +567,7 @@ static const char *const tungro_hist_names[TGC_HIST_BUCKETS] = {
 
 /* The queues' counters summed for tungro_engine_show(), on the heap: too big for a stack frame. */
 struct tungro_show_sums {
-	u64 c[TUNGRO_Q_COUNT], v[TUNGRO_Q_COUNT], e[9], reasons[TGC_R_COUNT], held_max, queued;
+	u64 c[TUNGRO_Q_COUNT], v[TUNGRO_Q_COUNT], e[10], reasons[TGC_R_COUNT], held_max, queued;
 	struct tgc_engine_stats s;
 };
 
@@ -611,6 +611,7 @@ int tungro_engine_show(struct seq_file *m, struct tungro_dev *td)
 		e[6] += st->flushed;
 		e[7] += st->retried;
 		e[8] += st->held_now;
+		e[9] += st->fastpath;
 		sum->held_max = max_t(u64, sum->held_max, st->held_max);
 		for (k = 0; k < TGC_R_COUNT; k++)
 			reasons[k] += st->reasons[k];
@@ -627,7 +628,8 @@ int tungro_engine_show(struct seq_file *m, struct tungro_dev *td)
 	/* The engine's own. */
 	seq_printf(m, "held_completed %llu\nevicted %llu\nflushed %llu\nretried %llu\n", e[4], e[5],
 		   e[6], e[7]);
-	seq_printf(m, "held_now %llu\nheld_max %llu\n", e[8], sum->held_max);
+	seq_printf(m, "held_now %llu\nheld_max %llu\nmerged_fastpath %llu\n", e[8], sum->held_max,
+		   e[9]);
 	seq_printf(m, "polls %llu\npolls_full_budget %llu\ntimer_armed %llu\n", c[TUNGRO_Q_POLLS],
 		   c[TUNGRO_Q_POLLS_FULL], c[TUNGRO_Q_TIMER_ARMED]);
 	seq_printf(m, "lists %llu\nlist_pkts %llu\nlist_segs %llu\npkts_per_list_x100 %llu\n",

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the guest agent in QEMU on a tungro test kernel with tungro.ko in its initramfs.
 # usage: scripts/guest.sh ARCH MODE MIB
-#   MODE  demo (kernel GRO vs tungro table) | test (guest checks of make test) | conform (wire conformance)
+#   MODE  demo (kernel GRO vs tungro table) | test (guest checks of make test) | conform (wire conformance) |
+#         race (make test-kcsan: test's checks that run tungro on both CPUs at once)
 #   MIB   MiB per TCP stream (0: the mode's default); demo: MiB per engine and stream scenario
 # TUNGRO_KERNEL=debian (6.12) or debian-6.1 boots Debian's own amd64 kernel instead (x86_64; demo and test),
 # with the modules the agent needs in the initramfs; output in build/x86_64-debian[-6.1]/.
@@ -12,7 +13,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/scripts/lib.sh"
 [ $# -eq 3 ] || die "usage: scripts/guest.sh ARCH MODE MIB"
 arch=$1 mode=$2 mib=$3
-case "$mode" in demo|test|conform) ;; *) die "unknown mode '$mode' (demo, test, conform)" ;; esac
+case "$mode" in demo|test|conform|race) ;; *) die "unknown mode '$mode' (demo, test, conform, race)" ;; esac
 case "$mib" in ''|*[!0-9]*) die "MIB must be a whole number, got '$mib'" ;; esac
 if [ "$(tungro_kernel)" != tungro ] && [ "$mode" = conform ]; then
   die "conform runs on the test kernels only (its peer suite is built from their source)"
@@ -40,7 +41,15 @@ if [ "$mode" = demo ]; then
   tsc=$(guest_tsc_args "$arch")
   [ -z "$tsc" ] || cmdline+=" $tsc"
 fi
+if [ "$mode" = test ] || [ "$mode" = race ]; then
+  # K06: insmod/rmmod cycles under traffic (about 45 s for 200 on x86_64, 60 s on m68k); TUNGRO_CYCLES=N for a
+  # soak. The sanitizer kernels (debug: KASAN ~1.4 s a cycle, 275 s for 200; kcsan) run 50.
+  case "${TUNGRO_VARIANT:-}" in debug|kcsan) cycles=${TUNGRO_CYCLES:-50} ;; *) cycles=${TUNGRO_CYCLES:-200} ;; esac
+  case "$cycles" in ''|*[!0-9]*) die "TUNGRO_CYCLES must be a whole number, got '$cycles'" ;; esac
+  cmdline+=" tungro.cycles=$cycles"
+fi
 if [ "$mode" = test ]; then
+  [ -z "${TUNGRO_ONLY:-}" ] || cmdline+=" tungro.only=$TUNGRO_ONLY"
   # K07: the stacking test fixture, and tungro_kunit.ko as a second installer of tungro's offloads. Both are
   # built only where the kernel has KUnit (the test kernels); on Debian's kernel the agent says K07 is skipped.
   for m in tungro_stacker.ko tungro_kunit.ko; do
@@ -50,12 +59,6 @@ if [ "$mode" = test ]; then
       die "$m was not built for $arch (CONFIG_KUNIT off in the test kernel?)"
     fi
   done
-  # K06: insmod/rmmod cycles under traffic (about 45 s for 200 on x86_64, 60 s on m68k); TUNGRO_CYCLES=N for a
-  # soak. The KASAN kernel (debug variant) needs ~1.4 s a cycle (275 s for 200): 50 there.
-  cycles=${TUNGRO_CYCLES:-$([ "${TUNGRO_VARIANT:-}" = debug ] && echo 50 || echo 200)}
-  case "$cycles" in ''|*[!0-9]*) die "TUNGRO_CYCLES must be a whole number, got '$cycles'" ;; esac
-  cmdline+=" tungro.cycles=$cycles"
-  [ -z "${TUNGRO_ONLY:-}" ] || cmdline+=" tungro.only=$TUNGRO_ONLY"
 fi
 if [ "$mode" = conform ]; then
   # The peer suite runs the kernel's own gro.c selftest in the guest. A failed build still boots: the agent
@@ -80,10 +83,10 @@ fi
 # 6 s over ip6ip6).
 timeout_s=$(( 300 + mib * 20 ))
 [ "$mode" = conform ] && timeout_s=600
-[ "$mode" = test ] && timeout_s=$(( timeout_s + cycles * 2 ))
-# The debug kernel (KASAN, lockdep, UBSAN) runs everything several times slower: its first guest run with 2 vCPUs
-# hit the deadline at 432 s in the engine checks.
-[ "${TUNGRO_VARIANT:-}" = debug ] && timeout_s=$(( timeout_s * 3 ))
+case "$mode" in test|race) timeout_s=$(( timeout_s + cycles * 2 )) ;; esac
+# The sanitizer kernels run everything several times slower: the debug one's (KASAN, lockdep, UBSAN) first guest
+# run with 2 vCPUs hit the deadline at 432 s in the engine checks; kcsan (KCSAN, lockdep) likewise.
+case "${TUNGRO_VARIANT:-}" in debug|kcsan) timeout_s=$(( timeout_s * 3 )) ;; esac
 log "guest $arch ($mode, $mib MiB per stream): booting $(basename "$kimg") with tungro.ko, timeout ${timeout_s}s"
 start=$SECONDS
 rc=0

@@ -1,11 +1,12 @@
 /* agent.c - /init of the tungro test initramfs: sets up the guest, runs the demo or test streams, reports.
  *
  * Command line (from /proc/cmdline):
- *   tungro.mode=demo|test|kunit|conform   what to run (default demo); conform: crafted frame trains (conform.c),
- *                           then the kernel's gro.c selftest as a peer suite (peer.c), per engine
+ *   tungro.mode=demo|test|kunit|conform|race   what to run (default demo); conform: crafted frame trains
+ *                           (conform.c), then the kernel's gro.c selftest as a peer suite (peer.c), per engine;
+ *                           race (make test-kcsan): test mode's checks that run tungro on both CPUs at once
  *   tungro.mib=N            MiB per stream (0 or absent: 32 for demo, 4 for test); demo: per engine and scenario
  *   tungro.irqtime=1        the kernel has CONFIG_IRQ_TIME_ACCOUNTING (the demo reports softirq time per segment)
- *   tungro.cycles=N         test: insmod/rmmod cycles of tungro under traffic (K06; default 200)
+ *   tungro.cycles=N         test, race: insmod/rmmod cycles of tungro under traffic (K06; default 200)
  *   tungro.only=GROUP       test: run one group of checks only (streams, k06, ip6, engine, irq, unbind, k01,
  *                           faults, k07, trace), for a developer's quicker turn; make test runs them all
  *   tungro.fuzz_trains=N    kunit: random trains of the skb-shape fuzzer (tungro_kunit.ko's fuzz_trains)
@@ -108,8 +109,8 @@ static void parse_cmdline(void)
 			parse_num_opt(tok);
 	}
 	if (strcmp(opt_mode, "demo") && strcmp(opt_mode, "test") && strcmp(opt_mode, "kunit") &&
-	    strcmp(opt_mode, "conform"))
-		die("unknown tungro.mode '%s' (demo, test, kunit, conform)", opt_mode);
+	    strcmp(opt_mode, "conform") && strcmp(opt_mode, "race"))
+		die("unknown tungro.mode '%s' (demo, test, kunit, conform, race)", opt_mode);
 	if (!opt_mib)
 		opt_mib = !strcmp(opt_mode, "demo") ? 32 : 4;
 	int known = !opt_only;
@@ -254,34 +255,60 @@ static void test_ip6_tunnel(const struct scenario *sc, uint64_t bytes)
 	      IP6T_MIN_PAIRS, stats_get(&eng[1].tg, "seen"), merged, stats_get(&eng[1].tg, "passed"), reasons);
 }
 
+/* insmod, an IPIP and a SIT stream through tungro's offloads, rmmod: 0, or -errno when the load or the unload
+ * failed (recorded) */
+static int offload_streams(uint64_t bytes)
+{
+	int rc;
+
+	if (!mod_present())
+		die("%s mode needs %s in the initramfs", opt_mode, MODULE_PATH);
+	if (mod_loaded())
+		die("%s: tungro loaded before insmod", opt_mode);
+
+	rc = mod_load();
+	check("insmod", rc == 0 && mod_loaded() && access(STATS_PATH, R_OK) == 0, "finit_module %s: %s; %s %s",
+	      MODULE_PATH, rc ? strerror(-rc) : "ok", STATS_PATH, access(STATS_PATH, R_OK) ? "missing" : "present");
+	if (rc)
+		return rc;
+	test_tungro_stream(scenario_by_name("ipip"), bytes);
+	test_tungro_stream(scenario_by_name("sit"), bytes);
+	rc = mod_unload();
+	check("rmmod", rc == 0 && !mod_loaded(), "delete_module: %s; /sys/module/tungro %s", rc ? strerror(-rc) : "ok",
+	      mod_loaded() ? "still there" : "gone");
+	return rc;
+}
+
+/*
+ * race (make test-kcsan, on the KCSAN kernel): the checks of test mode in which tungro's code runs on both CPUs at
+ * once, for KCSAN to watch: the offload streams (the device's NAPI on one CPU, the socket on either) and K06's
+ * loads and unloads under traffic, the engine path (its streams, the attach/detach loop under a stream, E05), the
+ * engine while eth0's interrupt moves between the CPUs, and the driver unbound under a stream (NETDEV_UNREGISTER
+ * against the engine's NAPI). Left out: what runs tungro on one CPU at a time or checks outcomes KCSAN cannot see
+ * (the ip6 tunnels' windows, K01, K07, fault injection, the tracepoints).
+ */
+static void race(void)
+{
+	uint64_t bytes = (uint64_t)opt_mib * MIB;
+
+	if (offload_streams(bytes))
+		return;
+	k06_load_race(opt_cycles, opt_mib);
+	engine_checks(bytes);
+	engine_irq_rps(bytes);
+	engine_unbind(bytes);
+}
+
 static void test(void)
 {
 	uint64_t bytes = (uint64_t)opt_mib * MIB;
 	const struct scenario *ipip = scenario_by_name("ipip"), *sit = scenario_by_name("sit");
 	int rc;
 
-	if (!mod_present())
-		die("test mode needs %s in the initramfs", MODULE_PATH);
-	if (mod_loaded())
-		die("test: tungro loaded before insmod");
-
 	if (opt_only)
 		out("# tungro.only=%s: the other check groups are skipped", opt_only);
-	if (want("streams")) {
-		rc = mod_load();
-		check("insmod", rc == 0 && mod_loaded() && access(STATS_PATH, R_OK) == 0, "finit_module %s: %s; %s %s",
-		      MODULE_PATH, rc ? strerror(-rc) : "ok", STATS_PATH,
-		      access(STATS_PATH, R_OK) ? "missing" : "present");
-		if (rc)
-			return;
-		test_tungro_stream(ipip, bytes);
-		test_tungro_stream(sit, bytes);
-		rc = mod_unload();
-		check("rmmod", rc == 0 && !mod_loaded(), "delete_module: %s; /sys/module/tungro %s",
-		      rc ? strerror(-rc) : "ok", mod_loaded() ? "still there" : "gone");
-		if (rc)
-			return;
-	}
+	if (want("streams") && offload_streams(bytes))
+		return;
 
 	if (want("k06")) {
 		/* K06: load race under TCP, UDP and ICMP in both tunnels */
@@ -370,6 +397,8 @@ int main(void)
 		conform();   /* no streams: the crafted trains are the traffic */
 	else if (warmup(), !strcmp(opt_mode, "demo"))
 		demo(opt_mib, opt_irqtime);
+	else if (!strcmp(opt_mode, "race"))
+		race();
 	else
 		test();
 	kmemleak_check();

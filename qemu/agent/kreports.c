@@ -4,6 +4,7 @@
  * check_panic_on_warn() or WARN() and end the run on their own; they are matched here too, in case a kernel is
  * booted without panic_on_warn. On kernels without these checkers both functions find nothing, so every mode
  * calls them. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -64,12 +65,26 @@ static const struct report_kind {
 	{ "ODEBUG:", "debugobjects", 0 },
 };
 
-#define REPORT_LINES 40   /* lines kept after a report's first line: enough for its stacks */
+/* Lines kept from a report's first line: KCSAN's two stacks (up to 64 frames each) run past 40. KASAN and KCSAN
+ * reports end earlier, at their closing "=====" line: past it a KUnit line ("ok 3 tungro_engine") or a log line of
+ * tungro's would count as a frame. */
+#define REPORT_LINES 160
 
-/* A frame of tungro's own code: a C glue or core function (tungro_*, tgc_*) or the module's name in brackets. */
+/* A frame of tungro's own code: a C glue or core function (tungro_*, tgc_*: a word that starts with one) or the
+ * module tag of tungro.ko or tungro_kunit.ko ("[tungro]", "[tungro_kunit]": the core's C++ functions carry no
+ * tungro name of their own). Not a mere "tungro" anywhere: every report's "CPU: ... Comm: ... 6.12.117-tungro"
+ * line names the test kernel's release, and matched that way every KCSAN report was tungro's. */
 static int ours(const char *line)
 {
-	return strstr(line, "tungro") || strstr(line, "tgc_");
+	static const char *const names[] = { "tungro_", "tgc_" };
+
+	if (strstr(line, "[tungro"))
+		return 1;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		for (const char *p = strstr(line, names[i]); p; p = strstr(p + 1, names[i]))
+			if (p == line || !(isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '-' || p[-1] == '.'))
+				return 1;
+	return 0;
 }
 
 void kernel_reports_check(void)
@@ -83,7 +98,8 @@ void kernel_reports_check(void)
 		fail("open /dev/kmsg: %s", strerror(-fd));
 		return;
 	}
-	/* one pass over the whole log; a report's lines are collected until the next report or REPORT_LINES */
+	/* one pass over the whole log; a report's lines are collected until its closing "=====" line, the next
+	 * report or REPORT_LINES */
 	for (int more = 1; more;) {
 		more = kmsg_next(fd, msg, sizeof(msg));
 		int k = -1;
@@ -110,7 +126,7 @@ void kernel_reports_check(void)
 			if (n > 0 && (size_t)n < sizeof(text) - len)
 				len += (size_t)n;
 			has_ours |= ours(msg);
-			left--;
+			left = k < 0 && !strncmp(msg, "=====", 5) ? 0 : left - 1;
 		}
 	}
 	close(fd);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the guest agent in QEMU on a tungro test kernel with tungro.ko in its initramfs.
 # usage: scripts/guest.sh ARCH MODE MIB
-#   MODE  demo (kernel GRO vs tungro table) | test (guest checks of make test) | conform (wire conformance)
+#   MODE  demo (kernel GRO vs tungro table) | test (guest checks of make test) | conform (wire conformance) |
+#         soak (make soak: K06 and the engine's attach/detach loop, TUNGRO_CYCLES and TUNGRO_LOOP_CYCLES, default 1000)
 #   MIB   MiB per TCP stream (0: the mode's default); demo: MiB per engine and stream scenario
 # TUNGRO_KERNEL=debian (6.12) or debian-6.1 boots Debian's own amd64 kernel instead (x86_64; demo and test),
 # with the modules the agent needs in the initramfs; output in build/x86_64-debian[-6.1]/.
@@ -10,7 +11,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/scripts/lib.sh"
 [ $# -eq 3 ] || die "usage: scripts/guest.sh ARCH MODE MIB"
 arch=$1 mode=$2 mib=$3
-case "$mode" in demo|test|conform) ;; *) die "unknown mode '$mode' (demo, test, conform)" ;; esac
+case "$mode" in demo|test|conform|soak) ;; *) die "unknown mode '$mode' (demo, test, conform, soak)" ;; esac
 case "$mib" in ''|*[!0-9]*) die "MIB must be a whole number, got '$mib'" ;; esac
 if [ "$(tungro_kernel)" != tungro ] && [ "$mode" = conform ]; then
   die "conform runs on the test kernels only (its peer suite is built from their source)"
@@ -51,6 +52,17 @@ if [ "$mode" = test ]; then
   # K06: insmod/rmmod cycles under traffic (about 45 s for 200 on x86_64, 60 s on m68k); TUNGRO_CYCLES=N for a
   # soak. The KASAN kernel (debug variant) needs ~1.4 s a cycle (275 s for 200): 50 there.
   cycles=${TUNGRO_CYCLES:-$([ "${TUNGRO_VARIANT:-}" = debug ] && echo 50 || echo 200)}
+fi
+if [ "$mode" = soak ]; then
+  # make soak: 1000 insmod/rmmod cycles (K06) and 1000 attach/detach cycles, each in 20 windows followed by one of
+  # the kernel's GRO alone as long
+  cycles=${TUNGRO_CYCLES:-1000}
+  loop_cycles=${TUNGRO_LOOP_CYCLES:-1000}
+  case "$loop_cycles" in ''|*[!0-9]*) die "TUNGRO_LOOP_CYCLES must be a whole number, got '$loop_cycles'" ;; esac
+  (( loop_cycles % 20 == 0 && loop_cycles > 0 )) || die "TUNGRO_LOOP_CYCLES must be a multiple of 20, got $loop_cycles"
+  cmdline+=" tungro.loop_cycles=$loop_cycles"
+fi
+if [ "$mode" = test ] || [ "$mode" = soak ]; then
   case "$cycles" in ''|*[!0-9]*) die "TUNGRO_CYCLES must be a whole number, got '$cycles'" ;; esac
   cmdline+=" tungro.cycles=$cycles"
 fi
@@ -78,6 +90,9 @@ fi
 timeout_s=$(( 300 + mib * 20 ))
 [ "$mode" = conform ] && timeout_s=600
 [ "$mode" = test ] && timeout_s=$(( timeout_s + cycles * 2 ))
+# soak: K06 cycles measured 0.2-1.4 s each (idle to loaded host), doubled by the windows without tungro;
+# attach/detach cycles 0.1 s, doubled
+[ "$mode" = soak ] && timeout_s=$(( timeout_s + cycles * 3 + loop_cycles / 2 ))
 # The debug kernel (KASAN, lockdep, UBSAN) runs everything several times slower: its first guest run with 2 vCPUs
 # hit the deadline at 432 s in the engine checks.
 [ "${TUNGRO_VARIANT:-}" = debug ] && timeout_s=$(( timeout_s * 3 ))

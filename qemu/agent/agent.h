@@ -218,6 +218,7 @@ struct flow {
 	const char *dst;        /* receiver's inner address */
 	int port;               /* UDP port */
 	unsigned gap_us;        /* one datagram every gap_us */
+	unsigned quiet_ms;      /* after the last send, this long without a datagram ends the flow (0: 2000) */
 	volatile int *stop;     /* the sender stops when *stop becomes 1 */
 	/* results, final after flow_join() */
 	uint64_t sent;          /* datagrams (echo requests) sent */

@@ -20,6 +20,16 @@
 #define K06_GAP_MS 20           /* unloaded between windows: the kernel's GRO holds packets again */
 #define K06_UDP_GAP_US 2000     /* UDP: 500 datagrams/s per tunnel */
 #define K06_ICMP_GAP_US 10000   /* ICMP: 100 echo requests/s per tunnel */
+/*
+ * On a lockdep kernel (the debug variant: KASAN, lockdep, UBSAN) the emulation sets K06's pace, not tungro: each
+ * rmmod costs the kernel 8 RCU grace periods after tungro's exit has returned (free_module()'s synchronize_rcu()
+ * and one in lockdep_free_key_range() per module memory type, 6.12's free_mod_mem()), 2.5 to 10 s under K06's
+ * traffic in TCG, and the network path runs about ten times slower. There the traffic is paced K06_SLOW times
+ * slower, a flow ends after K06_SLOW times the quiet time, and the streams get K06_SLOW_CYCLE_S per cycle.
+ */
+#define K06_SLOW 5
+#define K06_CYCLE_S 3           /* per cycle on top of a stream's usual timeout */
+#define K06_SLOW_CYCLE_S 30     /* the same on a lockdep kernel: cycles measured 5 to 15 s there */
 #define K06_P_FAIL 0.002        /* soak: the cycle windows' TCP counters worse than the kernel's (engine.c's rule) */
 #define K06_LEGS 3              /* TCP in IPIP and SIT; the soak adds plain TCP */
 
@@ -200,11 +210,17 @@ void k06_load_race(unsigned cycles, unsigned mib, int soak)
 	struct toggler t = { .cycles = cycles, .abort = &ended, .tp = soak ? &tp : NULL };
 	struct leg legs[K06_LEGS];
 	int nlegs_want = soak ? 3 : 2;
+	int slow = access("/proc/lockdep", F_OK) == 0;
+	unsigned pace = slow ? K06_SLOW : 1, quiet = slow ? 2000 * K06_SLOW : 0;
 	struct flow flows[4] = {
-		{ .name = "udp_ipip", .family = AF_INET, .dst = ipip->dst, .port = 6002, .gap_us = K06_UDP_GAP_US },
-		{ .name = "udp_sit", .family = AF_INET6, .dst = sit->dst, .port = 6003, .gap_us = K06_UDP_GAP_US },
-		{ .name = "icmp_ipip", .family = AF_INET, .icmp = 1, .dst = ipip->dst, .gap_us = K06_ICMP_GAP_US },
-		{ .name = "icmp_sit", .family = AF_INET6, .icmp = 1, .dst = sit->dst, .gap_us = K06_ICMP_GAP_US },
+		{ .name = "udp_ipip", .family = AF_INET, .dst = ipip->dst, .port = 6002, .gap_us = K06_UDP_GAP_US * pace,
+		  .quiet_ms = quiet },
+		{ .name = "udp_sit", .family = AF_INET6, .dst = sit->dst, .port = 6003, .gap_us = K06_UDP_GAP_US * pace,
+		  .quiet_ms = quiet },
+		{ .name = "icmp_ipip", .family = AF_INET, .icmp = 1, .dst = ipip->dst, .gap_us = K06_ICMP_GAP_US * pace,
+		  .quiet_ms = quiet },
+		{ .name = "icmp_sit", .family = AF_INET6, .icmp = 1, .dst = sit->dst, .gap_us = K06_ICMP_GAP_US * pace,
+		  .quiet_ms = quiet },
 	};
 	int nflows = 0, nlegs = 0, rc;
 	char why[200] = "";
@@ -216,8 +232,9 @@ void k06_load_race(unsigned cycles, unsigned mib, int soak)
 	if (mod_loaded() && (rc = mod_unload()))
 		die("K06: tungro loaded before the run and rmmod failed: %s", strerror(-rc));
 	memset(&tp, 0, sizeof(tp));
-	out("# K06: %u insmod/rmmod cycles of tungro under TCP (%u MiB at least), UDP and ICMP in IPIP and SIT%s", cycles,
-	    mib, soak ? ", plain TCP; in windows each followed by one as long with tungro unloaded" : "");
+	out("# K06: %u insmod/rmmod cycles of tungro under TCP (%u MiB at least), UDP and ICMP in IPIP and SIT%s%s", cycles,
+	    mib, soak ? ", plain TCP; in windows each followed by one as long with tungro unloaded" : "",
+	    slow ? "; lockdep kernel: UDP and ICMP paced 5 times slower, 30 s per cycle for the streams" : "");
 	uint64_t drops0 = udp_rcvbuf_errors(), t_start = now_us();
 
 	for (int i = 0; i < 4; i++, nflows++) {
@@ -233,9 +250,10 @@ void k06_load_race(unsigned cycles, unsigned mib, int soak)
 		memset(l, 0, sizeof(*l));
 		l->sc = legs_sc[i];
 		l->seed = 6000 + (uint64_t)i;
-		/* the stream lasts as long as the cycles: allow 3 s per cycle on top of the usual (the soak's
-		 * windows without tungro double that) */
-		l->timeout_s = stream_timeout((uint64_t)mib * MIB) + (soak ? 6 : 3) * cycles;
+		/* the stream lasts as long as the cycles: allow K06_CYCLE_S per cycle on top of the usual (the
+		 * soak's windows without tungro double that) */
+		l->timeout_s = stream_timeout((uint64_t)mib * MIB) +
+			       (soak ? 2 : 1) * (slow ? K06_SLOW_CYCLE_S : K06_CYCLE_S) * cycles;
 		l->o = (struct stream_opts){ .open_ended = 1, .stop = &stop, .max_bytes = 1ull << 40,
 					     .progress = &l->progress };
 		l->ended = &ended;

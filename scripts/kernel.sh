@@ -4,7 +4,8 @@
 # usage: scripts/kernel.sh ARCH
 #   ARCH          x86_64 | m68k
 # TUNGRO_VARIANT=debug adds qemu/config/debug.config (KASAN, kmemleak, UBSAN, lockdep); TUNGRO_VARIANT=kcsan adds
-# qemu/config/kcsan.config (KCSAN, lockdep).
+# qemu/config/kcsan.config (KCSAN, lockdep); TUNGRO_VARIANT=soak adds qemu/config/soak.config (kmemleak only, for
+# make soak).
 #
 # Cache: ${TUNGRO_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tungro}/linux-<version>/
 #   src/                       the unpacked linux-source-6.12 tree (shared by all arches, kept clean: builds use O=)
@@ -27,8 +28,8 @@ esac
 frags=("$here/qemu/config/base.config" "$here/qemu/config/$arch.config")
 case "${TUNGRO_VARIANT:-}" in
   "") ;;
-  debug|kcsan) frags+=("$here/qemu/config/$TUNGRO_VARIANT.config") ;;
-  *) die "unknown TUNGRO_VARIANT '$TUNGRO_VARIANT' (debug, kcsan, or unset)" ;;
+  debug|kcsan|soak) frags+=("$here/qemu/config/$TUNGRO_VARIANT.config") ;;
+  *) die "unknown TUNGRO_VARIANT '$TUNGRO_VARIANT' (debug, kcsan, soak, or unset)" ;;
 esac
 for f in "${frags[@]}"; do [ -f "$f" ] || die "missing config fragment $f"; done
 

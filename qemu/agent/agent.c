@@ -1,12 +1,16 @@
 /* agent.c - /init of the tungro test initramfs: sets up the guest, runs the demo or test streams, reports.
  *
  * Command line (from /proc/cmdline):
- *   tungro.mode=demo|test|kunit|conform|race   what to run (default demo); conform: crafted frame trains
+ *   tungro.mode=demo|test|kunit|conform|race|soak   what to run (default demo); conform: crafted frame trains
  *                           (conform.c), then the kernel's gro.c selftest as a peer suite (peer.c), per engine;
- *                           race (make test-kcsan): test mode's checks that run tungro on both CPUs at once
+ *                           race (make test-kcsan): test mode's checks that run tungro on both CPUs at once;
+ *                           soak (make soak): only K06 and the engine's attach/detach loop, with their TCP
+ *                           counters against windows of the kernel's GRO alone, then kmemleak
  *   tungro.mib=N            MiB per stream (0 or absent: 32 for demo, 4 for test); demo: per engine and scenario
  *   tungro.irqtime=1        the kernel has CONFIG_IRQ_TIME_ACCOUNTING (the demo reports softirq time per segment)
- *   tungro.cycles=N         test, race: insmod/rmmod cycles of tungro under traffic (K06; default 200)
+ *   tungro.cycles=N         test, race, soak: insmod/rmmod cycles of tungro under traffic (K06; default 200)
+ *   tungro.loop_cycles=N    test, race, soak: the engine's attach/detach cycles under a stream (a multiple of 20;
+ *                           default 100)
  *   tungro.only=GROUP       test: run one group of checks only (streams, k06, ip6, engine, irq, unbind, k01,
  *                           faults, k07, trace), for a developer's quicker turn; make test runs them all
  *   tungro.fuzz_trains=N    kunit: random trains of the skb-shape fuzzer (tungro_kunit.ko's fuzz_trains)
@@ -36,6 +40,7 @@ static const char *const test_groups[] = { "streams", "k06", "ip6", "engine", "i
 static unsigned opt_mib;
 static unsigned opt_deadline = 3600;
 static unsigned opt_cycles = 200;
+static unsigned opt_loop_cycles = 100;
 unsigned opt_fuzz_trains; /* kunit mode: tungro_kunit.ko's fuzz_trains (0: its default) */
 unsigned opt_bench_reps;  /* kunit mode: tungro_kunit.ko's bench_reps (0: its default) */
 static int opt_irqtime;
@@ -69,6 +74,7 @@ static const struct num_opt {
 	/* mib 0: the mode's default (conform sends no streams, guest.sh passes 0) */
 	{ "tungro.mib=", &opt_mib, 0, 4096, "0..4096" },
 	{ "tungro.cycles=", &opt_cycles, 1, 100000, "1..100000" },
+	{ "tungro.loop_cycles=", &opt_loop_cycles, ENGINE_LOOP_WINDOWS, 100000, "20..100000, a multiple of 20" },
 	{ "tungro.fuzz_trains=", &opt_fuzz_trains, 1, 10000000, "1..10000000" },
 	{ "tungro.bench_reps=", &opt_bench_reps, 1, 1000, "1..1000" },
 	{ "tungro.deadline=", &opt_deadline, 10, 1000000, "seconds after boot, 10..1000000" },
@@ -109,8 +115,10 @@ static void parse_cmdline(void)
 			parse_num_opt(tok);
 	}
 	if (strcmp(opt_mode, "demo") && strcmp(opt_mode, "test") && strcmp(opt_mode, "kunit") &&
-	    strcmp(opt_mode, "conform") && strcmp(opt_mode, "race"))
-		die("unknown tungro.mode '%s' (demo, test, kunit, conform, race)", opt_mode);
+	    strcmp(opt_mode, "conform") && strcmp(opt_mode, "race") && strcmp(opt_mode, "soak"))
+		die("unknown tungro.mode '%s' (demo, test, kunit, conform, race, soak)", opt_mode);
+	if (opt_loop_cycles % ENGINE_LOOP_WINDOWS)
+		die("bad tungro.loop_cycles '%u' (a multiple of %d)", opt_loop_cycles, ENGINE_LOOP_WINDOWS);
 	if (!opt_mib)
 		opt_mib = !strcmp(opt_mode, "demo") ? 32 : 4;
 	int known = !opt_only;
@@ -293,8 +301,8 @@ static void race(void)
 
 	if (offload_streams(bytes))
 		return;
-	k06_load_race(opt_cycles, opt_mib);
-	engine_checks(bytes);
+	k06_load_race(opt_cycles, opt_mib, 0);
+	engine_checks(bytes, (int)opt_loop_cycles);
 	engine_irq_rps(bytes);
 	engine_unbind(bytes);
 }
@@ -312,7 +320,7 @@ static void test(void)
 
 	if (want("k06")) {
 		/* K06: load race under TCP, UDP and ICMP in both tunnels */
-		k06_load_race(opt_cycles, opt_mib);
+		k06_load_race(opt_cycles, opt_mib, 0);
 		/* the kernel's own callbacks must be back */
 		for (int i = 0; i < 2; i++) {
 			const struct scenario *sc = i ? sit : ipip;
@@ -336,7 +344,7 @@ static void test(void)
 
 	/* the engine path: eth0 attached to tungro's NAPI engine */
 	if (want("engine"))
-		engine_checks(bytes);
+		engine_checks(bytes, (int)opt_loop_cycles);
 	/* the engine while eth0's interrupt moves between CPUs, RPS off and on, against the kernel's GRO */
 	if (want("irq"))
 		engine_irq_rps(bytes);
@@ -356,6 +364,19 @@ static void test(void)
 	 * trace_module_remove_events), a cost the load/unload cycles above should not carry */
 	if (want("trace"))
 		trace_checks(bytes);
+}
+
+/* ---- soak (make soak): K06 and the engine's attach/detach loop at soak counts, then kmemleak (main) ---- */
+
+static void soak(void)
+{
+	uint64_t t0 = now_us();
+	k06_load_race(opt_cycles, opt_mib, 1);
+	uint64_t t1 = now_us();
+	engine_soak((uint64_t)opt_mib * MIB, (int)opt_loop_cycles);
+	uint64_t t2 = now_us();
+	out("# soak: %u insmod/rmmod cycles (K06) in %" PRIu64 " s, %u attach/detach cycles in %" PRIu64 " s", opt_cycles,
+	    (t1 - t0) / 1000000, opt_loop_cycles, (t2 - t1) / 1000000);
 }
 
 int main(void)
@@ -379,8 +400,8 @@ int main(void)
 	if (kunit)
 		out("# tungro agent: arch=%s kernel=%s mode=kunit", uname_machine(), uname_release());
 	else
-		out("# tungro agent: arch=%s kernel=%s mode=%s mib=%u cycles=%u deadline=%us module=%s",
-		    uname_machine(), uname_release(), opt_mode, opt_mib, opt_cycles, opt_deadline,
+		out("# tungro agent: arch=%s kernel=%s mode=%s mib=%u cycles=%u loop_cycles=%u deadline=%us module=%s",
+		    uname_machine(), uname_release(), opt_mode, opt_mib, opt_cycles, opt_loop_cycles, opt_deadline,
 		    mod_present() ? "present" : "absent");
 	if (boot_modules < 0)
 		finish();
@@ -399,6 +420,8 @@ int main(void)
 		demo(opt_mib, opt_irqtime);
 	else if (!strcmp(opt_mode, "race"))
 		race();
+	else if (!strcmp(opt_mode, "soak"))
+		soak();
 	else
 		test();
 	kmemleak_check();

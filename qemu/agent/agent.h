@@ -218,6 +218,7 @@ struct flow {
 	const char *dst;        /* receiver's inner address */
 	int port;               /* UDP port */
 	unsigned gap_us;        /* one datagram every gap_us */
+	unsigned quiet_ms;      /* after the last send, this long without a datagram ends the flow (0: 2000) */
 	volatile int *stop;     /* the sender stops when *stop becomes 1 */
 	/* results, final after flow_join() */
 	uint64_t sent;          /* datagrams (echo requests) sent */
@@ -236,7 +237,10 @@ void flow_join(struct flow *f);     /* after *stop: waits for the last datagrams
 uint64_t flow_lost(const struct flow *f);
 
 /* ---- hardening.c ---- */
-void k06_load_race(unsigned cycles, unsigned mib);  /* insmod/rmmod cycles under TCP, UDP, ICMP in IPIP and SIT */
+/* insmod/rmmod cycles under TCP, UDP, ICMP in IPIP and SIT; soak: plain TCP too, and the cycles in K06_PAIRS windows
+ * each followed by one of the kernel's GRO alone (tungro unloaded) as long, their TCP counters compared (gated) */
+#define K06_PAIRS 20
+void k06_load_race(unsigned cycles, unsigned mib, int soak);
 void k01_fou_gue(unsigned mib);                      /* TCP in FOU/GUE: tungro vs the kernel's GRO */
 void k07_stacked_hooks(void);                        /* orders of tungro, a stacking module and tungro_kunit */
 
@@ -285,7 +289,11 @@ void fault_injection_checks(unsigned mib);
 #define DEV_STATS_PATH "/sys/kernel/debug/tungro/" ENGINE_DEV "/stats"
 #define FLUSH_TIMEOUT_PATH "/sys/class/net/" ENGINE_DEV "/gro_flush_timeout"
 #define DEFER_IRQS_PATH "/sys/class/net/" ENGINE_DEV "/napi_defer_hard_irqs"
-void engine_checks(uint64_t bytes);   /* tungro's engine path on eth0 vs the kernel's GRO; records failures */
+/* tungro's engine path on eth0 vs the kernel's GRO, loop_cycles attach/detach cycles under a stream (a multiple of
+ * ENGINE_LOOP_WINDOWS); records failures */
+#define ENGINE_LOOP_WINDOWS 20
+void engine_checks(uint64_t bytes, int loop_cycles);
+void engine_soak(uint64_t bytes, int loop_cycles);   /* make soak: only the attach/detach cycles under a stream */
 /* GRO packets the receiver's stack got so far for sc: its tunnel device's rx_packets, or TCP's InSegs */
 int gro_count(const struct scenario *sc, uint64_t *v);
 int mod_load_params(const char *params);          /* insmod tungro.ko with parameters: 0 or -errno */
@@ -313,6 +321,27 @@ int tcp_counted_stream(const struct scenario *sc, const char *engine, uint64_t b
 		       struct tcp_delta *d, struct run_result *r);
 /* TCPCMP line: the engine's counts against the baseline's, and whether within the stated emulation slack */
 void tcp_report(const char *name, const struct tcp_delta *eng, const struct tcp_delta *base);
+/* Paired windows on the same traffic: a window of cycles (insmod/rmmod, attach/detach), then the kernel's GRO alone
+ * for as long; per pair the receiver's TCPOFOQueue and the sender's retransmissions per MiB, compared by the demo's
+ * paired test (wilcoxon_p_below) */
+#define TCP_PAIRS_MAX 64        /* wstats.c's WSTATS_MAX */
+struct tcp_pairs {
+	struct tcp_delta cyc, ker;      /* sums over the cycle windows and over the kernel-GRO windows */
+	double cyc_mib, ker_mib;        /* MiB the receiver read in them */
+	double ofo_d[TCP_PAIRS_MAX];    /* per pair: kernel - cycles TCPOFOQueue per MiB (cycles worse: < 0) */
+	double retrans_d[TCP_PAIRS_MAX];   /* the same for the sender's RetransSegs */
+	int pairs;
+};
+/* counters and the receiver's bytes at a pair's edges: [0] cycles start, [1] cycles end = kernel start, [2] end */
+struct tcp_edges {
+	struct tcp_counters t[3][2];
+	unsigned long at[3];
+};
+int tcp_edge(struct tcp_edges *e, int k, unsigned long progress);   /* edge k now: 0 or -errno */
+void tcp_pairs_add(struct tcp_pairs *p, const struct tcp_edges *e);  /* after edge 2; a stalled window: no pair */
+enum { TCP_PAIRS_NOT_WORSE, TCP_PAIRS_WORSE, TCP_PAIRS_TOO_FEW };
+/* the TAG line (LOOPTCP, K06TCP): totals, per-MiB rates, both p values; the verdict: worse when either p < p_fail */
+int tcp_pairs_report(const char *tag, const struct tcp_pairs *p, int min_pairs, double p_fail, int gated);
 
 /* ---- engine_irq.c ---- */
 void engine_irq_rps(uint64_t bytes);  /* eth0 attached, its interrupt moving between CPUs, RPS off and on */

@@ -24,6 +24,11 @@
 #define FLOW_MAX_SEQ (1u << 20)  /* bitmap size: at one datagram per ms, 17 minutes */
 #define QUIET_MS 2000            /* after the last send: this long without a datagram and the flow is over */
 
+static uint64_t flow_quiet_us(const struct flow *f)
+{
+	return (uint64_t)(f->quiet_ms ? f->quiet_ms : QUIET_MS) * 1000u;
+}
+
 /* Size and bytes of datagram seq: sizes vary (64..FLOW_MAX_LEN) so the flow is not one length only. */
 static size_t flow_len(const struct flow *f, uint64_t seq)
 {
@@ -191,7 +196,7 @@ static void *udp_receiver_main(void *arg)
 			continue;
 		if (!quiet_since)
 			quiet_since = now_us();
-		if (now_us() - quiet_since > QUIET_MS * 1000u)
+		if (now_us() - quiet_since > flow_quiet_us(f))
 			break;
 	}
 	return NULL;
@@ -249,7 +254,7 @@ static void *icmp_main(void *arg)
 		icmp_take_replies(f, fd);
 	}
 	/* replies still on their way: wait until all are in or nothing came for QUIET_MS */
-	for (uint64_t last = now_us(); f->received + f->dup < f->sent && now_us() - last < QUIET_MS * 1000u;) {
+	for (uint64_t last = now_us(); f->received + f->dup < f->sent && now_us() - last < flow_quiet_us(f);) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		if (poll(&p, 1, 100) > 0) {
 			icmp_take_replies(f, fd);

@@ -20,6 +20,18 @@
 #define K06_GAP_MS 20           /* unloaded between windows: the kernel's GRO holds packets again */
 #define K06_UDP_GAP_US 2000     /* UDP: 500 datagrams/s per tunnel */
 #define K06_ICMP_GAP_US 10000   /* ICMP: 100 echo requests/s per tunnel */
+/*
+ * On a lockdep kernel (the debug variant: KASAN, lockdep, UBSAN) the emulation sets K06's pace, not tungro: each
+ * rmmod costs the kernel 8 RCU grace periods after tungro's exit has returned (free_module()'s synchronize_rcu()
+ * and one in lockdep_free_key_range() per module memory type, 6.12's free_mod_mem()), 2.5 to 10 s under K06's
+ * traffic in TCG, and the network path runs about ten times slower. There the traffic is paced K06_SLOW times
+ * slower, a flow ends after K06_SLOW times the quiet time, and the streams get K06_SLOW_CYCLE_S per cycle.
+ */
+#define K06_SLOW 5
+#define K06_CYCLE_S 3           /* per cycle on top of a stream's usual timeout */
+#define K06_SLOW_CYCLE_S 30     /* the same on a lockdep kernel: cycles measured 5 to 15 s there */
+#define K06_P_FAIL 0.002        /* soak: the cycle windows' TCP counters worse than the kernel's (engine.c's rule) */
+#define K06_LEGS 3              /* TCP in IPIP and SIT; the soak adds plain TCP */
 
 /* Loads and unloads tungro while traffic runs; stops early if *abort (the traffic ended). */
 struct toggler {
@@ -28,6 +40,11 @@ struct toggler {
 	unsigned done;                  /* load/unload cycles completed */
 	uint64_t *seen, *delegated;     /* tungro's debugfs counters at the end of each load window */
 	uint64_t load_us, unload_us, load_max_us, unload_max_us;
+	/* soak: every cycles / K06_PAIRS cycles, tungro stays unloaded as long as they took, and the TCP counters of
+	 * both windows go into tp; the receiver's bytes are the sum of the legs' progress */
+	struct tcp_pairs *tp;
+	volatile unsigned long *progress[K06_LEGS];
+	int nprogress;
 	char err[200];
 };
 
@@ -60,9 +77,45 @@ static int toggler_window(struct toggler *t, unsigned i)
 	}
 }
 
+static unsigned long toggler_progress(const struct toggler *t)
+{
+	unsigned long sum = 0;
+	for (int i = 0; i < t->nprogress; i++)
+		sum += __atomic_load_n(t->progress[i], __ATOMIC_ACQUIRE);
+	return sum;
+}
+
+/* Soak: before the first cycle of a window (end 0) edge 0; after its last (end 1) edge 1, then tungro unloaded as
+ * long as the window took, edge 2. 0, or -1 with t->err set or the traffic gone. */
+static int toggler_pair(struct toggler *t, unsigned i, int end, struct tcp_edges *e, uint64_t *w0)
+{
+	unsigned per = t->cycles / K06_PAIRS;
+	int rc = 0;
+
+	if (!t->tp || !per || (end ? (i + 1) % per : i % per))
+		return 0;
+	if (!end) {
+		*w0 = now_us();
+		rc = tcp_edge(e, 0, toggler_progress(t));
+	} else if (!(rc = tcp_edge(e, 1, toggler_progress(t)))) {
+		if (toggler_wait(t, (unsigned)((now_us() - *w0) / 1000)))
+			return -1;
+		if (!(rc = tcp_edge(e, 2, toggler_progress(t))))
+			tcp_pairs_add(t->tp, e);
+	}
+	if (rc)
+		snprintf(t->err, sizeof(t->err), "cycle %u: TCP counters: %s", i + 1, strerror(-rc));
+	return rc ? -1 : 0;
+}
+
 static void toggler_run(struct toggler *t)
 {
+	struct tcp_edges e;
+	uint64_t w0 = 0;
+
 	for (unsigned i = 0; i < t->cycles; i++) {
+		if (toggler_pair(t, i, 0, &e, &w0))
+			break;
 		uint64_t t0 = now_us();
 		int rc = mod_load();
 		uint64_t t1 = now_us();
@@ -83,7 +136,7 @@ static void toggler_run(struct toggler *t)
 		t->load_max_us = t1 - t0 > t->load_max_us ? t1 - t0 : t->load_max_us;
 		t->unload_max_us = t3 - t2 > t->unload_max_us ? t3 - t2 : t->unload_max_us;
 		t->done = i + 1;
-		if (toggler_wait(t, K06_GAP_MS))
+		if (toggler_wait(t, K06_GAP_MS) || toggler_pair(t, i, 1, &e, &w0))
 			break;
 	}
 	if (mod_loaded() && mod_unload() && !t->err[0])
@@ -148,17 +201,26 @@ static void k06_flow_check(const struct flow *f)
 	      f->received, flow_lost(f), f->dup, f->corrupt, f->reorder, f->send_err, f->err[0] ? "; " : "", f->err);
 }
 
-void k06_load_race(unsigned cycles, unsigned mib)
+void k06_load_race(unsigned cycles, unsigned mib, int soak)
 {
 	const struct scenario *ipip = scenario_by_name("ipip"), *sit = scenario_by_name("sit");
+	const struct scenario *legs_sc[K06_LEGS] = { ipip, sit, scenario_by_name("plain") };
 	volatile int stop = 0, ended = 0;
-	struct toggler t = { .cycles = cycles, .abort = &ended };
-	struct leg legs[2];
+	struct tcp_pairs tp;
+	struct toggler t = { .cycles = cycles, .abort = &ended, .tp = soak ? &tp : NULL };
+	struct leg legs[K06_LEGS];
+	int nlegs_want = soak ? 3 : 2;
+	int slow = access("/proc/lockdep", F_OK) == 0;
+	unsigned pace = slow ? K06_SLOW : 1, quiet = slow ? 2000 * K06_SLOW : 0;
 	struct flow flows[4] = {
-		{ .name = "udp_ipip", .family = AF_INET, .dst = ipip->dst, .port = 6002, .gap_us = K06_UDP_GAP_US },
-		{ .name = "udp_sit", .family = AF_INET6, .dst = sit->dst, .port = 6003, .gap_us = K06_UDP_GAP_US },
-		{ .name = "icmp_ipip", .family = AF_INET, .icmp = 1, .dst = ipip->dst, .gap_us = K06_ICMP_GAP_US },
-		{ .name = "icmp_sit", .family = AF_INET6, .icmp = 1, .dst = sit->dst, .gap_us = K06_ICMP_GAP_US },
+		{ .name = "udp_ipip", .family = AF_INET, .dst = ipip->dst, .port = 6002, .gap_us = K06_UDP_GAP_US * pace,
+		  .quiet_ms = quiet },
+		{ .name = "udp_sit", .family = AF_INET6, .dst = sit->dst, .port = 6003, .gap_us = K06_UDP_GAP_US * pace,
+		  .quiet_ms = quiet },
+		{ .name = "icmp_ipip", .family = AF_INET, .icmp = 1, .dst = ipip->dst, .gap_us = K06_ICMP_GAP_US * pace,
+		  .quiet_ms = quiet },
+		{ .name = "icmp_sit", .family = AF_INET6, .icmp = 1, .dst = sit->dst, .gap_us = K06_ICMP_GAP_US * pace,
+		  .quiet_ms = quiet },
 	};
 	int nflows = 0, nlegs = 0, rc;
 	char why[200] = "";
@@ -169,8 +231,10 @@ void k06_load_race(unsigned cycles, unsigned mib)
 		die("K06: out of memory for %u cycles", cycles);
 	if (mod_loaded() && (rc = mod_unload()))
 		die("K06: tungro loaded before the run and rmmod failed: %s", strerror(-rc));
-	out("# K06: %u insmod/rmmod cycles of tungro under TCP (%u MiB at least), UDP and ICMP in IPIP and SIT", cycles,
-	    mib);
+	memset(&tp, 0, sizeof(tp));
+	out("# K06: %u insmod/rmmod cycles of tungro under TCP (%u MiB at least), UDP and ICMP in IPIP and SIT%s%s", cycles,
+	    mib, soak ? ", plain TCP; in windows each followed by one as long with tungro unloaded" : "",
+	    slow ? "; lockdep kernel: UDP and ICMP paced 5 times slower, 30 s per cycle for the streams" : "");
 	uint64_t drops0 = udp_rcvbuf_errors(), t_start = now_us();
 
 	for (int i = 0; i < 4; i++, nflows++) {
@@ -181,24 +245,27 @@ void k06_load_race(unsigned cycles, unsigned mib)
 			goto stop;
 		}
 	}
-	for (int i = 0; i < 2; i++, nlegs++) {
+	for (int i = 0; i < nlegs_want; i++, nlegs++) {
 		struct leg *l = &legs[i];
 		memset(l, 0, sizeof(*l));
-		l->sc = i ? sit : ipip;
+		l->sc = legs_sc[i];
 		l->seed = 6000 + (uint64_t)i;
-		/* the stream lasts as long as the cycles: allow 3 s per cycle on top of the usual */
-		l->timeout_s = stream_timeout((uint64_t)mib * MIB) + 3 * cycles;
+		/* the stream lasts as long as the cycles: allow K06_CYCLE_S per cycle on top of the usual (the
+		 * soak's windows without tungro double that) */
+		l->timeout_s = stream_timeout((uint64_t)mib * MIB) +
+			       (soak ? 2 : 1) * (slow ? K06_SLOW_CYCLE_S : K06_CYCLE_S) * cycles;
 		l->o = (struct stream_opts){ .open_ended = 1, .stop = &stop, .max_bytes = 1ull << 40,
 					     .progress = &l->progress };
 		l->ended = &ended;
 		if ((rc = pthread_create(&l->th, NULL, leg_main, l)) != 0)
 			die("pthread_create (K06 stream): %s", strerror(rc));
+		t.progress[t.nprogress++] = &l->progress;
 	}
 
 	/* every flow under way before the first load, so each action lands mid-traffic */
 	for (unsigned ms = 0;; ms += 10) {
 		int ready = 1;
-		for (int i = 0; i < 2; i++)
+		for (int i = 0; i < nlegs; i++)
 			ready &= __atomic_load_n(&legs[i].progress, __ATOMIC_ACQUIRE) >= 256 * 1024;
 		for (int i = 0; i < 4; i++)
 			ready &= *(volatile uint64_t *)&flows[i].received > 0;
@@ -212,9 +279,9 @@ void k06_load_race(unsigned cycles, unsigned mib)
 	}
 	toggler_run(&t);
 	/* TCP keeps going until the minimum is reached, plus its 1 MiB tail */
-	while (!__atomic_load_n(&ended, __ATOMIC_ACQUIRE) &&
-	       (legs[0].progress < (unsigned long)mib * MIB || legs[1].progress < (unsigned long)mib * MIB))
-		sleep_ms(10);
+	for (int i = 0; i < nlegs; i++)
+		while (!__atomic_load_n(&ended, __ATOMIC_ACQUIRE) && legs[i].progress < (unsigned long)mib * MIB)
+			sleep_ms(10);
 stop:
 	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
 	for (int i = 0; i < nlegs; i++)
@@ -238,6 +305,14 @@ stop:
 	for (int i = 0; i < nflows; i++)
 		k06_flow_check(&flows[i]);
 	out("# K06: UDP receive buffer drops during the run (Udp/Udp6 RcvbufErrors): %" PRIu64, drops);
+	if (soak) {
+		int v = tcp_pairs_report("K06TCP", &tp, K06_PAIRS / 2, K06_P_FAIL, 1);
+		check("K06_tcp_counters", v == TCP_PAIRS_NOT_WORSE,
+		      "K06 receiver's TCPOFOQueue and sender's retransmissions per MiB over %d pairs of windows (cycles,"
+		      " then tungro unloaded as long): %s (need not worse with p < %.3g in either, >= %d pairs)",
+		      tp.pairs, v == TCP_PAIRS_NOT_WORSE ? "not worse" : v == TCP_PAIRS_WORSE ? "CYCLES WORSE" :
+		      "TOO FEW PAIRS", K06_P_FAIL, K06_PAIRS / 2);
+	}
 
 	unsigned n = t.done ? t.done : 1;
 	check("K06_cycles", t.done == cycles && !t.err[0],

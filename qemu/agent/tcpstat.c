@@ -153,3 +153,48 @@ void tcp_report(const char *name, const struct tcp_delta *eng, const struct tcp_
 	    uname_machine(), uname_release(), name, eng->retrans, base->retrans, eng->ofo, base->ofo, eng->dup,
 	    base->dup, ok ? "yes" : "NO", TCP_SLACK_ABS, TCP_SLACK_REL * 100);
 }
+
+/* ---- paired windows: cycles (load/unload, attach/detach) against the kernel's GRO alone, on the same traffic ---- */
+
+int tcp_edge(struct tcp_edges *e, int k, unsigned long progress)
+{
+	e->at[k] = progress;
+	return tcp_counters_read(e->t[k]);
+}
+
+void tcp_pairs_add(struct tcp_pairs *p, const struct tcp_edges *e)
+{
+	struct tcp_delta dc, dk;
+
+	tcp_counters_delta(&dc, e->t[0], e->t[1]);
+	tcp_counters_delta(&dk, e->t[1], e->t[2]);
+	tcp_delta_add(&p->cyc, &dc);
+	tcp_delta_add(&p->ker, &dk);
+	double mc = (double)(e->at[1] - e->at[0]) / MIB, mk = (double)(e->at[2] - e->at[1]) / MIB;
+	p->cyc_mib += mc;
+	p->ker_mib += mk;
+	/* a window in which the traffic stalled makes no pair */
+	if (mc >= 1.0 && mk >= 1.0 && p->pairs < TCP_PAIRS_MAX) {
+		p->ofo_d[p->pairs] = (double)dk.ofo / mk - (double)dc.ofo / mc;
+		p->retrans_d[p->pairs++] = (double)dk.retrans / mk - (double)dc.retrans / mc;
+	}
+}
+
+int tcp_pairs_report(const char *tag, const struct tcp_pairs *p, int min_pairs, double p_fail, int gated)
+{
+	double po = wilcoxon_p_below(p->ofo_d, p->pairs), pr = wilcoxon_p_below(p->retrans_d, p->pairs);
+	int verdict = p->pairs < min_pairs ? TCP_PAIRS_TOO_FEW : po < p_fail || pr < p_fail ? TCP_PAIRS_WORSE :
+		      TCP_PAIRS_NOT_WORSE;
+	static const char *const name[] = { "not-worse", "cycles-worse", "too-few-pairs" };
+
+	out("%s arch=%s kernel=%s pairs=%d cycles_worse_p=%.4f retrans_worse_p=%.4f verdict=%s receiver TCPOFOQueue"
+	    " %.2f per MiB in the cycle windows (%" PRIu64 " in %.0f MiB), %.2f in the kernel-GRO windows (%" PRIu64
+	    " in %.0f MiB); D-SACKs %" PRIu64 " / %" PRIu64 ", sender retransmissions %" PRIu64 " / %" PRIu64
+	    " (%.3f / %.3f per MiB; %s)", tag, uname_machine(), uname_release(), p->pairs, po, pr, name[verdict],
+	    p->cyc_mib > 0 ? (double)p->cyc.ofo / p->cyc_mib : 0.0, p->cyc.ofo, p->cyc_mib,
+	    p->ker_mib > 0 ? (double)p->ker.ofo / p->ker_mib : 0.0, p->ker.ofo, p->ker_mib, p->cyc.dup, p->ker.dup,
+	    p->cyc.retrans, p->ker.retrans, p->cyc_mib > 0 ? (double)p->cyc.retrans / p->cyc_mib : 0.0,
+	    p->ker_mib > 0 ? (double)p->ker.retrans / p->ker_mib : 0.0,
+	    gated ? "gated: cycles worse fails" : "reported, not gated: see README");
+	return verdict;
+}

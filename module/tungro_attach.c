@@ -179,22 +179,6 @@ static bool tungro_is_virtio_net(const struct net_device *dev)
 }
 
 /*
- * Clears NETIF_F_GRO of a running device with its NAPI instances quiet. A NAPI that holds packets
- * in its GRO lists when GRO goes off hands the flow's later segments up first: dev_gro_receive()
- * stops merging at once and delivers them in gro_normal_batch lists, while the held packets wait
- * for the end of the poll (the 100-cycle attach/detach guest check counted hundreds of
- * out-of-order segments at the receiver). napi_disable() returns after a completing poll, which
- * flushed those lists. Only instances with a weight: virtio-net never enables a TX NAPI of weight
- * 0. (GRO going on needs none of this: what a poll held is flushed after what it passed.)
- *
- * An interrupt that came while a NAPI was off is lost (its virtqueue raises no other), so each is
- * scheduled once after napi_enable(), as virtio-net does itself, on the CPU where the device's
- * frames arrive (seen by the rx_handler, registered before this): a poll on the attaching task's
- * CPU would send the first frames through a tunnel's per-CPU gro_cells there, while earlier ones
- * of their flow may still wait in the other CPU's. Without traffic for 20 ms, which CPU runs the
- * first poll does not matter.
- */
-/*
  * Delivers what a disabled NAPI instance @napi of the device still holds in its GRO lists. With
  * gro_flush_timeout or napi_defer_hard_irqs set, a completing poll keeps the packets of the last
  * jiffy held and arms a timer, which napi_disable() cancels: held on, they would go up only at the
@@ -218,6 +202,22 @@ static void tungro_napi_flush_held(struct napi_struct *napi)
 	tungro_attach_flushed++;
 }
 
+/*
+ * Clears NETIF_F_GRO of a running device with its NAPI instances quiet. A NAPI that holds packets
+ * in its GRO lists when GRO goes off hands the flow's later segments up first: dev_gro_receive()
+ * stops merging at once and delivers them in gro_normal_batch lists, while the held packets wait
+ * for the end of the poll (the 100-cycle attach/detach guest check counted hundreds of
+ * out-of-order segments at the receiver). napi_disable() returns after a completing poll, which
+ * flushed those lists. Only instances with a weight: virtio-net never enables a TX NAPI of weight
+ * 0. (GRO going on needs none of this: what a poll held is flushed after what it passed.)
+ *
+ * An interrupt that came while a NAPI was off is lost (its virtqueue raises no other), so each is
+ * scheduled once after napi_enable(), as virtio-net does itself, on the CPU where the device's
+ * frames arrive (seen by the rx_handler, registered before this): a poll on the attaching task's
+ * CPU would send the first frames through a tunnel's per-CPU gro_cells there, while earlier ones
+ * of their flow may still wait in the other CPU's. Without traffic for 20 ms, which CPU runs the
+ * first poll does not matter.
+ */
 static void tungro_gro_off(struct tungro_dev *td)
 {
 	struct net_device *dev = td->dev;

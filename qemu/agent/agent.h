@@ -313,6 +313,7 @@ struct tcp_delta {
 	uint64_t retrans, ofo, dup;
 };
 int snmp_counter(const char *file, const char *prefix, const char *name, uint64_t *v);  /* calling thread's netns */
+int tcp_ofo_read(uint64_t *v);   /* the calling thread's namespace's TCPOFOQueue: 0 or -errno */
 int tcp_counters_read(struct tcp_counters c[2]);  /* [0] receiver (initial namespace), [1] sender: 0 or -errno */
 void tcp_counters_delta(struct tcp_delta *d, const struct tcp_counters before[2], const struct tcp_counters after[2]);
 void tcp_delta_add(struct tcp_delta *sum, const struct tcp_delta *d);

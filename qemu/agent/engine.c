@@ -365,7 +365,7 @@ static void wait_held(struct cycler *c)
 static uint64_t receiver_ofo(void)
 {
 	uint64_t v = 0;
-	snmp_counter("netstat", "TcpExt", "TCPOFOQueue", &v);
+	tcp_ofo_read(&v);
 	return v;
 }
 

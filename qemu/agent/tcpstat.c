@@ -54,11 +54,16 @@ int snmp_counter(const char *file, const char *prefix, const char *name, uint64_
 	return rc ? rc : snmp_column(buf, prefix, name, v);
 }
 
+int tcp_ofo_read(uint64_t *v)
+{
+	return snmp_counter("netstat", "TcpExt", "TCPOFOQueue", v);
+}
+
 static int read_ns_counters(struct tcp_counters *c)
 {
 	int rc = snmp_counter("snmp", "Tcp", "RetransSegs", &c->retrans);
 	if (!rc)
-		rc = snmp_counter("netstat", "TcpExt", "TCPOFOQueue", &c->ofo);
+		rc = tcp_ofo_read(&c->ofo);
 	uint64_t old = 0, ofo = 0;
 	if (!rc)
 		rc = snmp_counter("netstat", "TcpExt", "TCPDSACKOldSent", &old);

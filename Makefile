@@ -29,13 +29,17 @@
 #   make kernel           only build (or reuse) the cached test kernel for ARCH
 #   make clean
 #
-# Variables: ARCH=x86_64 (tungro arch name; the kernel's is derived), KDIR=<prepared 6.12 tree>, CROSS_COMPILE=,
-# TUNGRO_CACHE=<cache dir> (default ${XDG_CACHE_HOME:-$HOME/.cache}/tungro), DEMO_MIB=64 (m68k 32), TEST_MIB=4,
+# Variables: ARCH=<this machine's, from uname -m> (x86_64, m68k or a Kbuild arch name), KDIR=<prepared tree>,
+# CROSS_COMPILE=, TUNGRO_CACHE=<cache dir> (default ${XDG_CACHE_HOME:-$HOME/.cache}/tungro), DEMO_MIB=64 (m68k 32),
+# TEST_MIB=4,
 # KERNEL=debian (module, demo, guest-test, guest-demo on Debian's own 6.12 amd64 kernel; default: test kernel),
 # KERNEL=debian-6.1 (the same on Debian 12's own 6.1 amd64 kernel; module/compat/ adapts the glue).
 
 SHELL := /bin/bash
-ARCH ?= x86_64
+# Plain `make` builds for the machine it runs on: its `uname -m`, named as Kbuild names the arch (aarch64 is
+# arm64, armv7l arm, ppc64le powerpc ...); the QEMU targets support x86_64 and m68k.
+ARCH ?= $(shell uname -m | sed -e 's/^aarch64.*/arm64/' -e 's/^arm.*/arm/' -e 's/^i.86$$/x86/' \
+	-e 's/^ppc.*/powerpc/' -e 's/^riscv.*/riscv/' -e 's/^s390x$$/s390/' -e 's/^mips.*/mips/')
 ifeq ($(ARCH),x86_64)
 KARCH := x86
 else ifeq ($(ARCH),m68k)

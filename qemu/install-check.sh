@@ -2,15 +2,17 @@
 # The install check inside the fresh Debian 12 guest of make test-install (scripts/install-test.sh): run by the
 # image's init stub (scripts/debian-rootfs.sh) from the check disk, mounted read-only at /mnt/tungro-check with
 # tungro.bundle (a git bundle of the tested commit) and version (what scripts/version.sh gives for it).
-# It does what a new user does, as root: git clone, make, make install, modprobe tungro, make dkms-install,
-# modprobe -r, and a load of the DKMS build. Every command's output goes to the console (the host's
+# It does what a new user does, as README says it: as an ordinary user (dev, with sudo) git clone, make without
+# headers (the error must name the package), make, sudo make install, make again, sudo modprobe tungro, sudo make
+# dkms-install, sudo modprobe -r, and a load of the DKMS build. Every command's output goes to the console (the host's
 # console.log); each step's verdict, its time and the lines that prove it go to the virtio-serial port
 # tungro.results, ending with "success" or "failure: <steps>". The stub powers the guest off afterwards.
 # The step commands are single-quoted: the guest's shell expands them when they run.
 # shellcheck disable=SC2016
 set -uo pipefail
 disk=/mnt/tungro-check
-tree=/root/tungro
+user=dev
+tree=/home/$user/tungro
 port=
 failed=()
 
@@ -38,8 +40,17 @@ find_port() {
 # step NAME COMMAND: runs COMMAND (a bash command line) in $tree as the user would type it, output to the
 # console and $log; "STEP NAME ok|FAILED ..." with its time to the results. A failed step is reported and
 # the check goes on with the next one (so one boot shows every step), but the run fails.
+# as=dev before step or show runs the command as the user (sudo where README says sudo), else as root.
 log=/root/check-step.log
-in_tree() { cd "$tree" 2>/dev/null || cd /root || exit; bash -c "$1"; }
+as=
+in_tree() {
+  if [ "$as" = "$user" ]; then
+    runuser -u "$user" -- bash -c "cd $tree 2>/dev/null || cd; $1"
+  else
+    cd "$tree" 2>/dev/null || cd /root || exit
+    bash -c "$1"
+  fi
+}
 step() {
   local name=$1 cmd=$2 t0=$SECONDS rc
   say "---- $name: $cmd"
@@ -67,11 +78,18 @@ mountpoint -q /sys/kernel/security || mount -t securityfs securityfs /sys/kernel
 show release 'uname -r; cat /proc/version; ls -ld /lib/modules/$(uname -r)/build; cat /sys/kernel/security/lockdown'
 show packages 'dpkg-query -W -f "\${Package} \${Version}\n" linux-image-amd64 linux-headers-amd64 "linux-image-$(uname -r)" dkms gcc-12 g++-12 make git kmod linux-perf trace-cmd bpftrace'
 
-step clone "git clone $disk/tungro.bundle $tree && cd $tree && git log --oneline -1"
-step version "test \"\$(scripts/version.sh)\" = \"$(cat $disk/version)\" && scripts/version.sh"
-step make "make"
+# The user: a login of its own, sudo without a password (the guest has no one to type it).
+step user "useradd -m -s /bin/bash $user && echo '$user ALL=(ALL) NOPASSWD: ALL' >/etc/sudoers.d/$user && chmod 440 /etc/sudoers.d/$user && runuser -u $user -- sudo -n true"
+as=$user step clone "git clone $disk/tungro.bundle $tree && cd $tree && git log --oneline -1"
+as=$user step version "test \"\$(scripts/version.sh)\" = \"$(cat $disk/version)\" && scripts/version.sh"
+# Without headers for the running kernel, make must fail and name the directory and Debian's package; the
+# headers' build link is put aside for the one command and put back whatever it did.
+step no-headers "b=/lib/modules/\$(uname -r)/build; mv \$b \$b.aside || exit; runuser -u $user -- make -C $tree >/tmp/no-headers.log 2>&1; rc=\$?; mv \$b.aside \$b; cat /tmp/no-headers.log; test \$rc -ne 0 && grep \"\$b is missing\" /tmp/no-headers.log && grep \"apt-get install linux-headers-\$(uname -r)\" /tmp/no-headers.log"
+as=$user step make "make"
 grep -m1 'BTF' "$log" | sed 's/^/INFO btf: /' | while IFS= read -r l; do result "$l"; done
-step make-install "make install"
+as=$user step make-install "sudo make install"
+# sudo make install ran Kbuild as root in the user's tree: the user's next make must still work.
+as=$user step make-again "make && test -z \"\$(find . -user root | head -n 3)\""
 show installed 'find /lib/modules/$(uname -r) -name "tungro.ko*"; echo "modinfo -n: $(modinfo -n tungro)"; echo "signer: $(modinfo -F signer tungro)"'
 step modprobe "modprobe tungro"
 show lsmod 'lsmod | grep tungro'
@@ -91,15 +109,15 @@ trace_step perf-stat
 trace_step perf-record
 trace_step trace-cmd
 trace_step bpftrace
-step dkms-install "make dkms-install"
+as=$user step dkms-install "sudo make dkms-install"
 show dkms-status 'dkms status'
 step modprobe-r "modprobe -r tungro && ! test -e /sys/module/tungro"
 # The module modprobe finds now must be DKMS' build (updates/dkms), and it must load and unload as well.
 step dkms-load "modinfo -n tungro | grep -q /updates/dkms/ && modprobe tungro && lsmod | grep tungro && modprobe -r tungro"
 show dkms-modinfo 'modinfo -n tungro; modinfo -F vermagic tungro; echo "signer: $(modinfo -F signer tungro)"'
 # make install now refuses this kernel, naming DKMS's copy, rather than install a second one beside it.
-step install-refused "! make install >/tmp/refused.log 2>&1 && grep 'DKMS installed tungro' /tmp/refused.log && test \"\$(find /lib/modules/\$(uname -r) -name 'tungro.ko*' | wc -l)\" = 1"
-step dkms-remove "make dkms-remove && ! dkms status | grep tungro"
+as=$user step install-refused "! sudo make install >/tmp/refused.log 2>&1 && grep 'DKMS installed tungro' /tmp/refused.log && test \"\$(find /lib/modules/\$(uname -r) -name 'tungro.ko*' | wc -l)\" = 1"
+as=$user step dkms-remove "sudo make dkms-remove && ! dkms status | grep tungro"
 show dmesg-end 'dmesg | grep "tungro:" | tail -n 4'
 
 if [ "${#failed[@]}" -eq 0 ]; then

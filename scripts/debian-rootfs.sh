@@ -26,12 +26,13 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 suite=bookworm
 # What a developer building kernel modules has on a fresh Debian 12, besides the base system (minbase):
 # Debian's kernel and its headers (the metapackages, as the installer puts them), the compiler, make, kmod,
-# dkms, and git to clone tungro with. apt installs their Recommends too, as it does by default.
+# dkms, git to clone tungro with, and sudo (the check builds as a user, as README's commands do). apt installs
+# their Recommends too, as it does by default.
 # Then what a kernel developer traces tungro's tracepoints with: perf (linux-perf: bookworm's perf_6.1, what
 # linux-base's perf wrapper runs on a 6.1 kernel), trace-cmd and bpftrace; and for traffic through an IPIP
 # tunnel between two network namespaces: iproute2 (ip netns, ip link), ethtool (GRO on, TSO off on the veths)
 # and netcat-openbsd (a TCP listener).
-pkgs=(linux-image-amd64 linux-headers-amd64 build-essential g++ make kmod dkms git
+pkgs=(linux-image-amd64 linux-headers-amd64 build-essential g++ make kmod dkms git sudo
   linux-perf trace-cmd bpftrace iproute2 ethtool netcat-openbsd)
 # The initrd must find /dev/vda: initramfs-tools' MODULES=most takes block drivers anyway; listed so that it
 # does not depend on that.

@@ -9,7 +9,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 arch=${1:?usage: scripts/kunit.sh ARCH [SUITE]}
 [ "$(tungro_kernel)" = tungro ] || die "KUnit runs on the test kernels only (Debian's has no CONFIG_KUNIT)"
 suites=(tungro_ipip tungro_sit tungro_flush tungro_tcp tungro_complete tungro_malformed tungro_layout tungro_hardening
-	tungro_engine tungro_udp tungro_skb_fuzz tungro_bench)
+	tungro_engine tungro_ip6 tungro_options tungro_udp tungro_skb_fuzz tungro_bench)
 extra="tungro.mode=kunit"
 # tungro_bench times with ktime: a TSC clocksource, not jiffies (lib.sh, guest_tsc_args)
 tsc=$(guest_tsc_args "$arch")

@@ -229,6 +229,9 @@ static unsigned int tgk_put_v6(u8 *p, const struct tgk_v6 *h, unsigned int paylo
 			ip6->nexthdr = NEXTHDR_FRAGMENT;
 			e[7] = 0x41;		/* identification, offset 0, M clear */
 			break;
+		case TGK_EXT_ROUTING:
+			ip6->nexthdr = NEXTHDR_ROUTING;	/* type 0, segments left 0, reserved */
+			break;
 		case TGK_EXT_ENCAP_LIMIT:
 			ip6->nexthdr = NEXTHDR_DEST;
 			e[2] = 4;		/* tunnel encapsulation limit (RFC 2473), len 1 */
@@ -278,8 +281,54 @@ static void tgk_put_udp(u8 *uh, const u8 *inner, unsigned int l4, const struct t
 		u->check = 0;
 }
 
-/* Writes one wire frame from the network header on; returns its length (padding included). */
-static unsigned int tgk_build(u8 *buf, const struct tgk_seg *s)
+/* Bytes between a tunnel's outer header and its inner packet: FOU's UDP header, GUE's after it. */
+static unsigned int tgk_fou_len(const struct tgk_seg *s)
+{
+	return s->fou_port ? sizeof(struct udphdr) + (s->gue ? 4 : 0) : 0;
+}
+
+/*
+ * The FOU/GUE header of a tunnel frame at @uh: @len bytes from @uh to the inner packet's end,
+ * @inner_proto the protocol it carries (GUE says it); checksum 0 until tgk_fou_csum().
+ */
+static void tgk_put_fou(u8 *uh, unsigned int len, u8 inner_proto, const struct tgk_seg *s)
+{
+	struct udphdr *u = (struct udphdr *)uh;
+
+	u->source = htons(50000);
+	u->dest = htons(s->fou_port);
+	u->len = htons(len);
+	u->check = 0;
+	if (s->gue) {
+		/* version 0, C 0, hlen 0; proto_ctype; flags 0 */
+		uh[8] = 0;
+		uh[9] = inner_proto;
+		uh[10] = 0;
+		uh[11] = 0;
+	}
+}
+
+/* The UDP checksum of the FOU/GUE header at @uh, over its length, @outer's pseudo-header. */
+static void tgk_fou_csum(const u8 *outer, u8 *uh)
+{
+	struct udphdr *u = (struct udphdr *)uh;
+	unsigned int len = ntohs(u->len);
+	__wsum sum = csum_partial(uh, len, 0);
+
+	if (outer[0] >> 4 == 4)
+		u->check = csum_tcpudp_magic(((const struct iphdr *)outer)->saddr,
+					     ((const struct iphdr *)outer)->daddr, len,
+					     IPPROTO_UDP, sum);
+	else
+		u->check = csum_ipv6_magic(&((const struct ipv6hdr *)outer)->saddr,
+					   &((const struct ipv6hdr *)outer)->daddr, len,
+					   IPPROTO_UDP, sum);
+	if (!u->check)
+		u->check = CSUM_MANGLED_0;
+}
+
+/* tgk_build's frame, @fou set to its FOU/GUE header if it has one (checksum still 0). */
+static unsigned int tgk_build_l3(u8 *buf, const struct tgk_seg *s, u8 **fou)
 {
 	unsigned int thlen = s->udp ? sizeof(struct udphdr) : sizeof(struct tcphdr) + s->optlen;
 	unsigned int l4 = thlen + s->payload_len, cl;
@@ -291,7 +340,12 @@ static unsigned int tgk_build(u8 *buf, const struct tgk_seg *s)
 	struct tcphdr *tcp;
 	__wsum sum;
 
-	if (s->encap == TGK_PLAIN4) {
+	if (s->encap == TGK_PLAIN6) {
+		inner = buf;
+		off = tgk_put_v6(buf, &s->inner6, l4, l4proto, 0);
+		((struct ipv6hdr *)buf)->payload_len =
+			htons(tgk_ext_len(&s->inner6) + l4 + s->outer_len_delta);
+	} else if (s->encap == TGK_PLAIN4) {
 		inner = buf;
 		off = tgk_put_v4(buf, &s->outer, tgk_ihl(&s->outer) * 4 + l4 + s->outer_len_delta,
 				 l4proto);
@@ -302,20 +356,28 @@ static unsigned int tgk_build(u8 *buf, const struct tgk_seg *s)
 		unsigned int ilen = v6_inner ? 40 + tgk_ext_len(&s->inner6) + l4 :
 				    tgk_ihl(&s->inner4) * 4 + l4;
 		u8 proto = v6_inner ? IPPROTO_IPV6 : IPPROTO_IPIP;
+		unsigned int flen = tgk_fou_len(s);
+		u8 carried = flen ? IPPROTO_UDP : proto;
 
 		if (v6_outer) {
-			olen = tgk_put_v6(buf, &s->outer6, ilen + s->inner_padding, proto, 0x66);
+			olen = tgk_put_v6(buf, &s->outer6, ilen + s->inner_padding, carried, 0x66);
 			((struct ipv6hdr *)buf)->payload_len =
-				htons(ilen + s->inner_padding + s->outer_len_delta +
+				htons(flen + ilen + s->inner_padding + s->outer_len_delta +
 				      tgk_ext_len(&s->outer6));
 		} else {
 			olen = tgk_v4_len(&s->outer);
 			tgk_put_v4(buf, &s->outer,
-				   olen + ilen + s->inner_padding + s->outer_len_delta, proto);
+				   olen + flen + ilen + s->inner_padding + s->outer_len_delta,
+				   carried);
 			((struct iphdr *)buf)->saddr = htonl(0xc6120002);
 			((struct iphdr *)buf)->daddr = htonl(0xc6120001);
 			/* Re-checksum the outer header after the addresses went in. */
 			tgk_v4_check(buf);
+		}
+		if (flen) {
+			*fou = buf + olen;
+			tgk_put_fou(*fou, flen + ilen + s->inner_padding, proto, s);
+			olen += flen;
 		}
 		inner = buf + olen;
 		if (v6_inner) {
@@ -364,6 +426,20 @@ static unsigned int tgk_build(u8 *buf, const struct tgk_seg *s)
 	if (s->bad_csum)
 		tcp->check ^= (__force __sum16)htons(0x5a5a);
 	return off + l4 + s->inner_padding + s->padding;
+}
+
+/*
+ * Writes one wire frame from the network header on; returns its length (padding included). In FOU
+ * or GUE, the UDP checksum goes in last, over the finished inner packet.
+ */
+static unsigned int tgk_build(u8 *buf, const struct tgk_seg *s)
+{
+	u8 *fou = NULL;
+	unsigned int len = tgk_build_l3(buf, s, &fou);
+
+	if (fou)
+		tgk_fou_csum(buf, fou);
+	return len;
 }
 
 /*
@@ -449,11 +525,12 @@ static struct sk_buff *tgk_input(struct kunit *test, const struct tgk_seg *s,
 	if (s->gso_segs > 1) {
 		skb_shinfo(skb)->gso_size = s->payload_len / s->gso_segs;
 		skb_shinfo(skb)->gso_segs = s->gso_segs;
-		bool v6_inner = s->encap == TGK_SIT || s->encap == TGK_IP6IP6;
+		bool v6_inner = s->encap == TGK_SIT || s->encap == TGK_IP6IP6 ||
+				s->encap == TGK_PLAIN6;
 		bool v6_outer = s->encap == TGK_IP4IP6 || s->encap == TGK_IP6IP6;
 
 		skb_shinfo(skb)->gso_type = (v6_inner ? SKB_GSO_TCPV6 : SKB_GSO_TCPV4) |
-					    (s->encap == TGK_PLAIN4 ? 0 :
+					    (s->encap == TGK_PLAIN4 || s->encap == TGK_PLAIN6 ? 0 :
 					     v6_outer ? SKB_GSO_IPXIP6 : SKB_GSO_IPXIP4);
 	}
 	return skb;

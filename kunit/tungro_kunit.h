@@ -67,8 +67,11 @@
 
 #include "../cxxcore/include/tungro_core.h"
 
-/* The shapes the builder makes: plain TCP/IPv4, and the four IP-in-IP tunnels (gro-cases.md) */
-enum tgk_encap { TGK_PLAIN4, TGK_IPIP, TGK_SIT, TGK_IP4IP6, TGK_IP6IP6 };
+/*
+ * The shapes the builder makes: plain TCP/IPv4, the four IP-in-IP tunnels (gro-cases.md), and plain
+ * TCP/IPv6 (its header and extension header from inner6)
+ */
+enum tgk_encap { TGK_PLAIN4, TGK_IPIP, TGK_SIT, TGK_IP4IP6, TGK_IP6IP6, TGK_PLAIN6 };
 
 /* One IPv6 extension header of 8 bytes after an IPv6 header (cases X01, X02, X05-X07). */
 enum tgk_ext {
@@ -77,6 +80,7 @@ enum tgk_ext {
 	TGK_EXT_ENCAP_LIMIT,	/* destination options: encapsulation limit 4, as ip6 tunnels */
 	TGK_EXT_HOP,		/* hop-by-hop options, one PadN */
 	TGK_EXT_FRAG,		/* fragment header, offset 0, last fragment (an atomic fragment) */
+	TGK_EXT_ROUTING,	/* routing header, type 0, segments left 0 (RFC 5095: ignored) */
 };
 
 struct tgk_v4 {
@@ -123,6 +127,13 @@ struct tgk_seg {
 	 */
 	bool udp, udp_zero_csum;
 	s16 udp_len_delta;
+	/*
+	 * Tunnels: non-zero, the outer header carries UDP (source port 50000, checksum set) to
+	 * this port and then the inner packet, as FOU sends it, or behind a 4-byte GUE header
+	 * (version 0, no options, the inner protocol in proto_ctype) with gue (cases K01, K08)
+	 */
+	u16 fou_port;
+	bool gue;
 };
 
 /* How the skbs of a run are built. */

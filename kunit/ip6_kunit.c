@@ -10,7 +10,9 @@
 #include <linux/sort.h>
 #include <net/gro.h>
 #include <net/ipv6.h>
+#include <net/netlink.h>
 #include <net/protocol.h>
+#include <net/sock.h>
 
 #include "tungro_kunit.h"
 #include "../module/tungro.h"
@@ -314,11 +316,232 @@ static void tungro_ip6_k08_fou6_goes_to_the_kernel(struct kunit *test)
 	kfree_skb(skb);
 }
 
+/* ---- K01, K08: trains through real FOU and GUE ports ---- */
+
+/* One row: the tunnel FOU or GUE carries, over which outer header, the packets 6.12 makes. */
+struct k_case {
+	const char *name;		/* "K08 ip4ip6 in FOU over IPv6": the case id first */
+	enum tgk_encap encap;		/* IPIP/SIT: K01 (outer IPv4); ip4ip6/ip6ip6: K08 */
+	bool gue;
+	u16 port;			/* the FOU/GUE port of the row (one port per row) */
+	u8 outer_ext;			/* the outer IPv6 header's extension header (before UDP) */
+	bool inner_hop_limit;		/* the inner TTL / hop limit changes from segment 3 on */
+	unsigned int counts[X_MAX_PKTS];
+	unsigned int npkts;
+};
+
+static const struct k_case k_cases[] = {
+	{ "K08 ip4ip6 in FOU over IPv6", TGK_IP4IP6, false, 5560, TGK_EXT_NONE, false, { 8 }, 1 },
+	{ "K08 ip6ip6 in FOU over IPv6", TGK_IP6IP6, false, 5561, TGK_EXT_NONE, false, { 8 }, 1 },
+	{ "K08 ip4ip6 in GUE over IPv6", TGK_IP4IP6, true, 5562, TGK_EXT_NONE, false, { 8 }, 1 },
+	{ "K08 ip6ip6 in GUE over IPv6", TGK_IP6IP6, true, 5563, TGK_EXT_NONE, false, { 8 }, 1 },
+	{ "K08 ip4ip6 in FOU over IPv6, outer encapsulation limit option", TGK_IP4IP6, false, 5564,
+	  TGK_EXT_ENCAP_LIMIT, false, { 8 }, 1 },
+	{ "K08 ip6ip6 in GUE over IPv6, outer encapsulation limit option", TGK_IP6IP6, true, 5565,
+	  TGK_EXT_ENCAP_LIMIT, false, { 8 }, 1 },
+	{ "K08 ip6ip6 in GUE over IPv6, inner hop limit from segment 3", TGK_IP6IP6, true, 5566,
+	  TGK_EXT_NONE, true, { 2, 6 }, 2 },
+	{ "K01 IPIP in FOU over IPv4", TGK_IPIP, false, 5567, TGK_EXT_NONE, false, { 8 }, 1 },
+	{ "K01 SIT in GUE over IPv4", TGK_SIT, true, 5568, TGK_EXT_NONE, false, { 8 }, 1 },
+};
+
+KUNIT_ARRAY_PARAM_DESC(k_cases, k_cases, name);
+
+#define K_NL_BUF 1024
+
+/* Appends one netlink attribute at @p; returns the bytes it takes, padding included. */
+static unsigned int k_nla(u8 *p, u16 type, const void *data, u16 len)
+{
+	struct nlattr *a = (struct nlattr *)p;
+
+	a->nla_len = nla_attr_size(len);
+	a->nla_type = type;
+	memcpy(nla_data(a), data, len);
+	return nla_total_size(len);
+}
+
+/*
+ * One request to generic netlink family @family from the kernel netlink socket @sock, as `ip fou`
+ * sends it: @alen bytes of attributes @attrs after the genetlink header, an ACK asked for. The
+ * destination address is given, so the message carries NETLINK_SKB_DST and genetlink checks
+ * CAP_NET_ADMIN of the sending task (this test's kthread) instead of a socket file, which a
+ * kernel socket lacks. Returns the ACK's error; a CTRL_CMD_GETFAMILY answer's family id in @id.
+ */
+static int k_genl(struct socket *sock, u16 family, u8 cmd, const u8 *attrs, unsigned int alen,
+		  u16 *id)
+{
+	struct sockaddr_nl to = { .nl_family = AF_NETLINK };
+	struct msghdr msg = { .msg_name = &to, .msg_namelen = sizeof(to) };
+	u8 *buf = kzalloc(K_NL_BUF, GFP_KERNEL);
+	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
+	struct genlmsghdr *g;
+	struct kvec iov;
+	int err, n;
+
+	if (!buf)
+		return -ENOMEM;
+	nlh->nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN + alen);
+	nlh->nlmsg_type = family;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	nlh->nlmsg_seq = 1;
+	g = nlmsg_data(nlh);
+	g->cmd = cmd;
+	g->version = 1;
+	memcpy((u8 *)g + GENL_HDRLEN, attrs, alen);
+	iov = (struct kvec){ .iov_base = buf, .iov_len = nlh->nlmsg_len };
+	err = kernel_sendmsg(sock, &msg, &iov, 1, iov.iov_len);
+	/* genetlink answers inside sendmsg: the answer and the ACK are queued already */
+	while (err >= 0) {
+		struct msghdr in = {};
+
+		iov = (struct kvec){ .iov_base = buf, .iov_len = K_NL_BUF };
+		n = kernel_recvmsg(sock, &in, &iov, 1, K_NL_BUF, MSG_DONTWAIT);
+		if (n < 0) {
+			err = n;
+			break;
+		}
+		for (nlh = (struct nlmsghdr *)buf; nlmsg_ok(nlh, n); nlh = nlmsg_next(nlh, &n)) {
+			struct nlattr *a;
+
+			if (nlh->nlmsg_type == NLMSG_ERROR) {
+				err = ((struct nlmsgerr *)nlmsg_data(nlh))->error;
+				goto out;
+			}
+			a = nlmsg_find_attr(nlh, GENL_HDRLEN, CTRL_ATTR_FAMILY_ID);
+			if (id && nlh->nlmsg_type == GENL_ID_CTRL && a)
+				*id = nla_get_u16(a);
+		}
+	}
+out:
+	kfree(buf);
+	return err;
+}
+
+/*
+ * Adds (FOU_CMD_ADD) or removes (FOU_CMD_DEL) row @c's port through the "fou" family, as
+ * `ip fou add port P ipproto 4|41 [-6]` or `ip fou add port P gue [-6]` does.
+ */
+static int k_fou(const struct k_case *c, u8 cmd)
+{
+	bool v6 = c->encap == TGK_IP4IP6 || c->encap == TGK_IP6IP6;
+	u8 af = v6 ? AF_INET6 : AF_INET, type = c->gue ? FOU_ENCAP_GUE : FOU_ENCAP_DIRECT;
+	u8 proto = c->encap == TGK_SIT || c->encap == TGK_IP6IP6 ? IPPROTO_IPV6 : IPPROTO_IPIP;
+	__be16 port = htons(c->port);
+	u8 attrs[64] = {};
+	struct socket *sock;
+	unsigned int alen;
+	u16 id = 0;
+	int err;
+
+	err = sock_create_kern(&init_net, AF_NETLINK, SOCK_RAW, NETLINK_GENERIC, &sock);
+	if (err)
+		return err;
+	alen = k_nla(attrs, CTRL_ATTR_FAMILY_NAME, FOU_GENL_NAME, sizeof(FOU_GENL_NAME));
+	err = k_genl(sock, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, attrs, alen, &id);
+	if (!err && !id)
+		err = -ENOENT;
+	if (!err) {
+		memset(attrs, 0, sizeof(attrs));
+		alen = k_nla(attrs, FOU_ATTR_PORT, &port, sizeof(port));
+		alen += k_nla(attrs + alen, FOU_ATTR_AF, &af, 1);
+		if (cmd == FOU_CMD_ADD) {
+			alen += k_nla(attrs + alen, FOU_ATTR_TYPE, &type, 1);
+			if (!c->gue)
+				alen += k_nla(attrs + alen, FOU_ATTR_IPPROTO, &proto, 1);
+		}
+		err = k_genl(sock, id, cmd, attrs, alen, NULL);
+	}
+	sock_release(sock);
+	return err;
+}
+
+static void k_fou_del(void *c)
+{
+	k_fou(c, FOU_CMD_DEL);
+}
+
+/* The packets' gso_type: UDP tunnel with checksum, the tunnel's bit, the inner TCP's. */
+static unsigned int k_gso_type(const struct k_case *c)
+{
+	bool v6 = c->encap == TGK_IP4IP6 || c->encap == TGK_IP6IP6;
+	bool inner6 = c->encap == TGK_SIT || c->encap == TGK_IP6IP6;
+
+	return SKB_GSO_UDP_TUNNEL_CSUM | (v6 ? SKB_GSO_IPXIP6 : SKB_GSO_IPXIP4) |
+	       (inner6 ? SKB_GSO_TCPV6 : SKB_GSO_TCPV4);
+}
+
+/*
+ * K01/K08: eight segments of one TCP flow in FOU or GUE, a real port of the kind open (so
+ * udp4/6_gro_receive find its socket and call fou/gue_gro_receive, which call the IPIP/SIT or
+ * inet6_offloads[IPPROTO_IPIP]/[IPPROTO_IPV6] slot with is_fou set). First with the kernel's
+ * callbacks in the four slots: 6.12's packets, which must be the row's. Then with tungro's, once
+ * linear and in every skb layout: 6.12's packets (counts in order, gso_type), every segment handed
+ * to the kernel's callback (flush_udp_encap), none merged by tungro itself. Every GRO packet of
+ * each run goes through the GSO round trip (__skb_udp_tunnel_segment and the inner tunnel's
+ * segmentation must give back the sent frames).
+ */
+static void tungro_ip6_k01_k08_fou_gue_trains(struct kunit *test)
+{
+	const struct k_case *c = test->param_value;
+	struct tgk_result *res = kunit_kzalloc(test, sizeof(*res), GFP_KERNEL);
+	struct tgk_seg *s = tgk_segs(test, X_MAX_SEGS);
+	unsigned int ref[X_MAX_PKTS], ref_type[X_MAX_PKTS], i, n, gro = 0;
+	static const struct tgk_opts linear = {};
+	struct tgk_seg first;
+	u64 udp, merged;
+	int err;
+
+	KUNIT_ASSERT_NOT_NULL(test, res);
+	tgk_default(&first, c->encap);
+	first.fou_port = c->port;
+	first.gue = c->gue;
+	first.outer6.ext = c->outer_ext;
+	tgk_train(s, X_MAX_SEGS, &first, 0);
+	for (i = 2; c->inner_hop_limit && i < X_MAX_SEGS; i++) {
+		s[i].inner6.hop_limit = 63;
+		s[i].inner4.ttl = 63;
+	}
+	err = k_fou(c, FOU_CMD_ADD);
+	KUNIT_ASSERT_EQ_MSG(test, err, 0, "FOU_CMD_ADD of port %u", c->port);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, k_fou_del, (void *)c), 0);
+
+	tungro_offloads_remove();
+	tgk_run(test, s, X_MAX_SEGS, &linear, res);
+	KUNIT_ASSERT_EQ(test, tungro_offloads_install(), 0);
+	tgk_expect_counts(test, res, c->counts, c->npkts);
+	KUNIT_ASSERT_LE(test, res->n, (unsigned int)X_MAX_PKTS);
+	n = res->n;
+	for (i = 0; i < n; i++) {
+		ref[i] = res->pkt[i].segs;
+		ref_type[i] = res->pkt[i].gso_type;
+		if (ref[i] < 2)
+			continue;
+		gro++;
+		KUNIT_EXPECT_EQ_MSG(test, ref_type[i], k_gso_type(c), "6.12, packet %u", i);
+	}
+	KUNIT_EXPECT_EQ_MSG(test, res->roundtrip_checked, gro, "6.12's GRO packets resegmented");
+
+	/* tungro in the slots: 6.12's packets, gso_type and all, then in every layout */
+	udp = tungro_stat_sum(TUNGRO_S_REASON + TGC_R_UDP_ENCAP);
+	merged = tungro_stat_sum(TUNGRO_S_MERGED);
+	tgk_run(test, s, X_MAX_SEGS, &linear, res);
+	tgk_expect_counts(test, res, ref, n);
+	for (i = 0; i < min(n, res->n); i++)
+		KUNIT_EXPECT_EQ_MSG(test, res->pkt[i].gso_type, ref_type[i], "packet %u", i);
+	KUNIT_EXPECT_EQ_MSG(test, res->roundtrip_checked, gro, "GRO packets resegmented");
+	tgk_run_all_layouts(test, s, X_MAX_SEGS, ref, n);
+	KUNIT_EXPECT_EQ(test, tungro_stat_sum(TUNGRO_S_REASON + TGC_R_UDP_ENCAP) - udp,
+			5ull * X_MAX_SEGS);
+	KUNIT_EXPECT_EQ(test, tungro_stat_sum(TUNGRO_S_MERGED), merged);
+	kunit_release_action(test, k_fou_del, (void *)c);
+}
+
 static struct kunit_case tungro_ip6_cases[] = {
 	KUNIT_CASE_PARAM(tungro_ip6_offload_path, x_cases_gen_params),
 	KUNIT_CASE_PARAM(tungro_ip6_engine, x_cases_gen_params),
 	KUNIT_CASE(tungro_ip6_refused_inet6_slot_gives_the_others_back),
 	KUNIT_CASE(tungro_ip6_k08_fou6_goes_to_the_kernel),
+	KUNIT_CASE_PARAM(tungro_ip6_k01_k08_fou_gue_trains, k_cases_gen_params),
 	{}
 };
 

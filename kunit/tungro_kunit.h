@@ -45,7 +45,9 @@
  *   K07 k07_refuses_a_module_offload (the guest check stacks a real module)
  *   issue 7's finding 8: sit_inner_exthdr_merged; finding 9: stale_magic_goes_to_the_kernel.
  *   Random trains in random skb layouts (skb-shape fuzzing): tungro_skb_fuzz/skb_shapes.
- *   K01 (FOU/GUE) and K06 (load/unload under traffic) need real traffic: guest checks (qemu/agent).
+ *   K01 and K08 (FOU/GUE over IPv4 and IPv6) through real FOU/GUE ports, 6.12's callbacks then
+ *   tungro's: tungro_ip6/k01_k08_fou_gue_trains (ip6_kunit.c: k_cases); K06 (load/unload under
+ *   traffic) needs real traffic: guest checks (qemu/agent).
  *   E01-E05 through the engine's NAPI glue (tungro_engine.c) on a test receive queue:
  *   tungro_engine/e01_ninth_flow_evicts_the_oldest  e02_two_hundred_flows_keep_coalescing
  *   e03_non_coalescable_in_lists  e04_budget_exhausted_mid_train  e05_stop_delivers_held;

@@ -3,10 +3,15 @@
  * tungro_ip6: cases X01-X08 of gro-cases.md (tunnels over IPv6, IPv6 extension headers, a
  * nested tunnel), one table run twice: on the offload path (napi_gro_receive, tungro's
  * inet6_offloads[] callbacks for ip4ip6 and ip6ip6, inet_offloads[] for SIT) in every skb layout,
- * and through the engine glue on a test receive queue. Every GRO packet goes through the GSO
- * round trip of the harness, so IPXIP6 packets must resegment to the sent frames.
+ * and through the engine glue on a test receive queue. Plain IPv6 with extension headers: a
+ * second table, 6.12's own GRO and the engine. K08 (and K01): trains in FOU and GUE through real
+ * ports, 6.12's callbacks and tungro's. Every GRO packet goes through the GSO round trip of the
+ * harness, so IPXIP6 packets must resegment to the sent frames.
  */
+#include <linux/fou.h>
+#include <linux/genetlink.h>
 #include <linux/in.h>
+#include <linux/net.h>
 #include <linux/sort.h>
 #include <net/gro.h>
 #include <net/ipv6.h>
@@ -202,16 +207,15 @@ static int x_cmp(const void *a, const void *b)
  * order, so packets of different flows are compared as a multiset (each flow's own order is the
  * harness's round-trip check).
  */
-static void tungro_ip6_engine(struct kunit *test)
+static void x_engine(struct kunit *test, const struct x_case *c, const struct tgk_seg *s)
 {
-	const struct x_case *c = test->param_value;
 	struct tgk_result *res = kunit_kzalloc(test, sizeof(*res), GFP_KERNEL);
 	struct tgk_engine_run run = { .buckets = 8, .flows = 8 };
-	unsigned int got[X_MAX_PKTS], want[X_MAX_PKTS], i;
+	unsigned int got[X_MAX_PKTS], want[X_MAX_PKTS], i, gro = 0;
 	struct tgk_opts o = {};
 
 	KUNIT_ASSERT_NOT_NULL(test, res);
-	tgk_run_engine(test, x_build(test, c), X_MAX_SEGS, &o, res, &run);
+	tgk_run_engine(test, s, X_MAX_SEGS, &o, res, &run);
 	KUNIT_ASSERT_EQ_MSG(test, res->n, c->npkts, "delivered packets");
 	for (i = 0; i < c->npkts; i++) {
 		got[i] = res->pkt[i].segs;
@@ -219,8 +223,84 @@ static void tungro_ip6_engine(struct kunit *test)
 	}
 	sort(got, c->npkts, sizeof(got[0]), x_cmp, NULL);
 	sort(want, c->npkts, sizeof(want[0]), x_cmp, NULL);
-	for (i = 0; i < c->npkts; i++)
+	for (i = 0; i < c->npkts; i++) {
 		KUNIT_EXPECT_EQ_MSG(test, got[i], want[i], "segments per packet, sorted, %u", i);
+		gro += want[i] > 1;
+	}
+	KUNIT_EXPECT_EQ_MSG(test, res->roundtrip_checked, gro, "GRO packets resegmented");
+}
+
+static void tungro_ip6_engine(struct kunit *test)
+{
+	const struct x_case *c = test->param_value;
+
+	x_engine(test, c, x_build(test, c));
+}
+
+/*
+ * Plain TCP/IPv6, no tunnel, one extension header (X05-X07's rules without the tunnel): 6.12's
+ * ipv6_gro_receive pulls identical hop-by-hop, destination options and routing headers and
+ * merges, compares their bytes (others: another flow), and never merges past a fragment header.
+ */
+static void p6_train(struct tgk_seg *s, u8 ext, u8 fill_from)
+{
+	struct tgk_seg first;
+	unsigned int i;
+
+	tgk_default(&first, TGK_PLAIN6);
+	first.inner6.ext = ext;
+	tgk_train(s, X_MAX_SEGS, &first, 0);
+	for (i = fill_from; i < X_MAX_SEGS; i++)
+		s[i].inner6.ext_fill = 0x11;
+}
+
+static void p6_none(struct tgk_seg *s) { p6_train(s, TGK_EXT_NONE, X_MAX_SEGS); }
+static void p6_dstopts(struct tgk_seg *s) { p6_train(s, TGK_EXT_DSTOPTS, X_MAX_SEGS); }
+static void p6_hop(struct tgk_seg *s) { p6_train(s, TGK_EXT_HOP, X_MAX_SEGS); }
+static void p6_routing(struct tgk_seg *s) { p6_train(s, TGK_EXT_ROUTING, X_MAX_SEGS); }
+static void p6_dstopts_differ(struct tgk_seg *s) { p6_train(s, TGK_EXT_DSTOPTS, 3); }
+static void p6_hop_differ(struct tgk_seg *s) { p6_train(s, TGK_EXT_HOP, 3); }
+static void p6_routing_differ(struct tgk_seg *s) { p6_train(s, TGK_EXT_ROUTING, 3); }
+static void p6_frag(struct tgk_seg *s) { p6_train(s, TGK_EXT_FRAG, X_MAX_SEGS); }
+
+static void p6_hop_limit(struct tgk_seg *s)
+{
+	unsigned int i;
+
+	p6_train(s, TGK_EXT_DSTOPTS, X_MAX_SEGS);
+	for (i = 2; i < X_MAX_SEGS; i++)
+		s[i].inner6.hop_limit = 63;
+}
+
+static const struct x_case p6_cases[] = {
+	{ "plain IPv6, no extension header", p6_none, { 8 }, 1 },
+	{ "X06 plain IPv6, identical destination options", p6_dstopts, { 8 }, 1 },
+	{ "X06 plain IPv6, identical hop-by-hop header", p6_hop, { 8 }, 1 },
+	{ "X06 plain IPv6, identical routing header", p6_routing, { 8 }, 1 },
+	{ "X05 plain IPv6, destination options differ from segment 4", p6_dstopts_differ, { 3, 5 },
+	  2 },
+	{ "X05 plain IPv6, hop-by-hop bytes differ from segment 4", p6_hop_differ, { 3, 5 }, 2 },
+	{ "X05 plain IPv6, routing header differs from segment 4", p6_routing_differ, { 3, 5 }, 2 },
+	{ "X07 plain IPv6, fragment header", p6_frag, { 1, 1, 1, 1, 1, 1, 1, 1 }, 8 },
+	{ "X03 plain IPv6, dstopts, hop limit from segment 3", p6_hop_limit, { 2, 6 }, 2 },
+};
+
+KUNIT_ARRAY_PARAM_DESC(p6_cases, p6_cases, name);
+
+/*
+ * Plain IPv6 rows: 6.12's own GRO first (napi_gro_receive, every skb layout: tungro's slots never
+ * see plain IPv6), the row's packets in order; then the engine, the same packets.
+ */
+static void tungro_ip6_plain6_engine(struct kunit *test)
+{
+	const struct x_case *c = test->param_value;
+	struct tgk_seg *s = x_build(test, c);
+	u64 seen = tungro_stat_sum(TUNGRO_S_SEEN);
+
+	tgk_run_all_layouts(test, s, X_MAX_SEGS, c->counts, c->npkts);
+	KUNIT_EXPECT_EQ_MSG(test, tungro_stat_sum(TUNGRO_S_SEEN), seen,
+			    "plain IPv6 reached tungro's tunnel callbacks");
+	x_engine(test, c, s);
 }
 
 /*
@@ -542,6 +622,7 @@ static struct kunit_case tungro_ip6_cases[] = {
 	KUNIT_CASE(tungro_ip6_refused_inet6_slot_gives_the_others_back),
 	KUNIT_CASE(tungro_ip6_k08_fou6_goes_to_the_kernel),
 	KUNIT_CASE_PARAM(tungro_ip6_k01_k08_fou_gue_trains, k_cases_gen_params),
+	KUNIT_CASE_PARAM(tungro_ip6_plain6_engine, p6_cases_gen_params),
 	{}
 };
 

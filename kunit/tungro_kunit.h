@@ -53,7 +53,9 @@
  *   e03_non_coalescable_in_lists  e04_budget_exhausted_mid_train  e05_stop_delivers_held;
  *   issue 8's 16-flow trains, 8 x 8 vs one bucket of 8 fed hash 0: crafted_16_flow_trains.
  *   X01-X08 tungro_ip6/offload_path and tungro_ip6/engine, over one case table (ip6_kunit.c:
- *   x_cases, each row named by its case id: "X01 ip4ip6", ...); K08 (fou6/GUE reaching the
+ *   x_cases, each row named by its case id: "X01 ip4ip6", ...); plain IPv6 with hop-by-hop,
+ *   destination options, routing or fragment headers, 6.12's GRO and the engine:
+ *   tungro_ip6/plain6_engine (p6_cases); K08's delegation on one skb (fou6/GUE reaching the
  *   inet6 slots) tungro_ip6/k08_fou6_goes_to_the_kernel; a refused inet6 slot gives the other
  *   three back: tungro_ip6/refused_inet6_slot_gives_the_others_back.
  *   O01-O06 tungro_options/engine (TGC_ENGINE_IPV4_OPTIONS), o05_engine_off and

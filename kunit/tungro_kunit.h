@@ -61,7 +61,8 @@
  *   O01-O06 tungro_options/engine (TGC_ENGINE_IPV4_OPTIONS), o05_engine_off and
  *   o04_offload_path, over one case table (options_kunit.c: o_cases, "O01 IPIP, ...").
  *   U01-U05 tungro_udp/engine over one case table (udp_kunit.c: u_cases, "U01 IPIP, UDP_GRO
- *   socket", ...), a kernel UDP socket with UDP_GRO bound for the rows that want one.
+ *   socket", ...), a kernel UDP socket with UDP_GRO bound for the rows that want one; U02's
+ *   devices with GRO_UDP_FWD or GRO_FRAGLIST and no socket: the same table.
  */
 #ifndef TUNGRO_KUNIT_H
 #define TUNGRO_KUNIT_H

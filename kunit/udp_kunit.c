@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tungro_udp: cases U01-U05 of gro-cases.md (UDP on an attached device), one table through the
- * engine glue on a test receive queue: plain UDP over IPv4 and inside IPIP, SIT, ip4ip6 and
- * ip6ip6. Rows that want one get a kernel UDP socket bound to the datagrams' port with UDP_GRO
+ * engine glue on a test receive queue: plain UDP over IPv4 and IPv6 and inside IPIP, SIT, ip4ip6
+ * and ip6ip6. Rows that want one get a kernel UDP socket bound to the datagrams' port with UDP_GRO
  * set (IPv4 and, v6only, IPv6), so the glue's socket lookup (tungro_udp.c) answers as 6.12's
  * udp_gro_receive would; U02 rows have none. Every GRO packet goes through the harness's GSO round
  * trip (the kernel's __udp_gso_segment must give back the sent datagrams) and must be what
@@ -24,16 +24,17 @@
 #define U_PORT 5001
 
 /* Who may receive UDP GRO: a UDP_GRO socket on U_PORT, nobody, or no socket on a device with
- * NETIF_F_GRO_UDP_FWD.
+ * NETIF_F_GRO_UDP_FWD, or with NETIF_F_GRO_FRAGLIST (rx-gro-list: README's intended differences,
+ * a UDP_L4 packet where 6.12 builds a fraglist one).
  */
-enum { U_SOCK, U_NONE, U_FWD };
+enum { U_SOCK, U_NONE, U_FWD, U_FRAGLIST };
 
 /* One row: the case, its train, whether a UDP_GRO socket listens, the packets it must make. */
 struct u_case {
 	const char *name;		/* "U01 IPIP, UDP_GRO socket": the case id first */
 	enum tgk_encap encap;
 	void (*edit)(struct tgk_seg *s);	/* changes to the train, or NULL */
-	int rx;				/* U_SOCK, U_NONE, U_FWD */
+	int rx;				/* U_SOCK, U_NONE, U_FWD, U_FRAGLIST */
 	unsigned int counts[U_MAX_PKTS];	/* datagrams per delivered packet, in order */
 	unsigned int npkts;
 };
@@ -80,10 +81,16 @@ static const struct u_case u_cases[] = {
 	U_ROW("U01 SIT, UDP_GRO socket", TGK_SIT, NULL, U_SOCK, 8),
 	U_ROW("U01 ip4ip6, UDP_GRO socket", TGK_IP4IP6, NULL, U_SOCK, 8),
 	U_ROW("U01 ip6ip6, UDP_GRO socket", TGK_IP6IP6, NULL, U_SOCK, 8),
+	U_ROW("U01 plain IPv6, UDP_GRO socket", TGK_PLAIN6, NULL, U_SOCK, 8),
 	U_ROW("U02 plain IPv4, no socket", TGK_PLAIN4, NULL, U_NONE, 1, 1, 1, 1, 1, 1, 1, 1),
 	U_ROW("U02 IPIP, no socket", TGK_IPIP, NULL, U_NONE, 1, 1, 1, 1, 1, 1, 1, 1),
 	U_ROW("U02 SIT, no socket", TGK_SIT, NULL, U_NONE, 1, 1, 1, 1, 1, 1, 1, 1),
 	U_ROW("U02 IPIP, no socket, device GRO_UDP_FWD", TGK_IPIP, NULL, U_FWD, 8),
+	U_ROW("U02 plain IPv4, no socket, device GRO_UDP_FWD", TGK_PLAIN4, NULL, U_FWD, 8),
+	U_ROW("U02 plain IPv4, no socket, device GRO_FRAGLIST", TGK_PLAIN4, NULL, U_FRAGLIST, 8),
+	U_ROW("U02 plain IPv6, no socket, device GRO_FRAGLIST", TGK_PLAIN6, NULL, U_FRAGLIST, 8),
+	U_ROW("U02 IPIP, no socket, device GRO_FRAGLIST", TGK_IPIP, NULL, U_FRAGLIST, 8),
+	U_ROW("U02 ip6ip6, no socket, device GRO_FRAGLIST", TGK_IP6IP6, NULL, U_FRAGLIST, 8),
 	U_ROW("U03 IPIP, inner TTL from datagram 3", TGK_IPIP, u03_inner_ttl, U_SOCK, 2, 6),
 	U_ROW("U03 IPIP, outer TTL from datagram 3", TGK_IPIP, u03_outer_ttl, U_SOCK, 2, 6),
 	U_ROW("U03 SIT, inner hop limit from datagram 3", TGK_SIT, u03_inner_ttl, U_SOCK, 2, 6),
@@ -147,8 +154,8 @@ static void u_train(const struct u_case *c, struct tgk_seg *s)
 
 /*
  * The engine: exactly the packets of the row, in order (one flow); each GRO packet a UDP_L4
- * packet with the row's tunnel bit, gso_size its first datagram's payload, CHECKSUM_PARTIAL,
- * round-tripped by GSO.
+ * packet with the row's tunnel bit (never SKB_GSO_FRAGLIST, rx-gro-list included), gso_size its
+ * first datagram's payload, CHECKSUM_PARTIAL, round-tripped by GSO.
  */
 static void tungro_udp_engine(struct kunit *test)
 {
@@ -156,7 +163,9 @@ static void tungro_udp_engine(struct kunit *test)
 	struct tgk_result *res = kunit_kzalloc(test, sizeof(*res), GFP_KERNEL);
 	struct tgk_seg *s = tgk_segs(test, U_SEGS);
 	struct tgk_engine_run run = {
-		.buckets = 8, .flows = 8, .features = c->rx == U_FWD ? NETIF_F_GRO_UDP_FWD : 0,
+		.buckets = 8, .flows = 8,
+		.features = c->rx == U_FWD ? NETIF_F_GRO_UDP_FWD :
+			    c->rx == U_FRAGLIST ? NETIF_F_GRO_FRAGLIST : 0,
 	};
 	struct socket *s4 = NULL, *s6 = NULL;
 	unsigned int i, first = 0, merged = 0;
@@ -177,7 +186,7 @@ static void tungro_udp_engine(struct kunit *test)
 	tgk_expect_counts(test, res, c->counts, c->npkts);
 	for (i = 0; i < res->n; i++) {
 		const struct tgk_pkt *p = &res->pkt[i];
-		unsigned int tunnel = c->encap == TGK_PLAIN4 ? 0 :
+		unsigned int tunnel = c->encap == TGK_PLAIN4 || c->encap == TGK_PLAIN6 ? 0 :
 				      c->encap == TGK_IPIP || c->encap == TGK_SIT ?
 				      SKB_GSO_IPXIP4 : SKB_GSO_IPXIP6;
 

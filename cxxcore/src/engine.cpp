@@ -311,7 +311,7 @@ __attribute__((always_inline)) inline Flow *predicted_flow(tgc_engine *e, const 
 	if (!f || (e->flags & TGC_ENGINE_NO_FASTPATH) || !pred_shape(seg))
 		return nullptr;
 	if (!predicted_of(seg, in, f)) {
-		if (!fast_shape(seg, seg->in, f->first)) // recent_key() reads bytes at f's layout
+		if (seg->hdr_len < f->first.tcp_off + 4u) // recent_key()'s bytes at f's layout (tcp_off >= 20)
 			return nullptr;
 		const u32 slot = e->recent[recent_key(seg->hdr, f->first.tcp_off)];
 		Flow *g = slot ? e->flows + (slot - 1) : nullptr;

@@ -11,9 +11,10 @@ import re
 import subprocess
 import sys
 
-# tungro's stages. The receive path is inlined into tgc_engine_receive (one loop, receive.hpp), so per-function
-# inclusive counts cannot split it: each instruction's source line (callgrind's line positions, inlined code
-# included) is mapped to the function of the core that line belongs to, and that function to a stage. Lines of the
+# tungro's stages. The receive path is inlined into tgc_engine_receive (the predicted stage) and receive_slow (the
+# rest: one loop, receive.hpp), so per-function inclusive counts cannot split it: each instruction's source line
+# (callgrind's line positions, inlined code included) is mapped to the function of the core that line belongs to,
+# and that function to a stage. Lines of the
 # byte-load helpers (be.hpp, headers.hpp) that the compiler kept apart count to the loop.
 STAGE_OF = {
     "parse": "parse", "parse_ip": "parse", "set_extent": "parse", "is_ipv6_ext": "parse", "is_tunnel_proto": "parse",

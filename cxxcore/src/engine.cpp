@@ -206,9 +206,7 @@ __attribute__((always_inline)) inline int rx_append(void *ctx, void *held, const
 	if (m.flags_off < f->first.payload_off)
 		f->hdr[m.flags_off] |= m.held_flags;
 	// The next segment, for the predicted stage (FIN/PSH carried: the packet is complete, nothing to predict).
-	if (m.held_flags)
-		f->pred_state = kPredOff;
-	else if (f->pred_state == kPredOn && !predict_next(*f))
+	if (m.held_flags || (f->pred_state == kPredOn && !predict_next(*f)))
 		f->pred_state = kPredOff;
 	return 0;
 }

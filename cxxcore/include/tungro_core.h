@@ -588,6 +588,12 @@ struct tgc_engine *tgc_engine_init(void *mem, tgc_u32 size, tgc_u32 buckets, tgc
  */
 void tgc_engine_receive(struct tgc_engine *e, const struct tgc_seg *seg_arg, void *cookie, struct tgc_rx_result *r_out);
 
+/*
+ * tgc_engine_receive_burst - @n segments in order: the same as tgc_engine_receive(e, &segs[i], cookies[i], NULL) for
+ * each (a poll's segments in one call: the entry, the exit and the engine's own loads spread over them).
+ */
+void tgc_engine_receive_burst(struct tgc_engine *e, const struct tgc_seg *segs, void *const *cookies, tgc_u32 n);
+
 /* Complete every held packet (the end of a NAPI poll): bucket by bucket, oldest first in each. */
 void tgc_engine_flush(struct tgc_engine *e);
 

@@ -488,7 +488,11 @@ __attribute__((noinline)) void receive_slow(tgc_engine *e, const tgc_seg *seg, v
 
 } // namespace
 
-extern "C" void tgc_engine_receive(tgc_engine *e, const tgc_seg *seg, void *cookie, tgc_rx_result *r_out)
+namespace {
+
+// tgc_engine_receive() of one segment, inline in it and in tgc_engine_receive_burst()'s loop.
+__attribute__((always_inline)) inline void receive_one(tgc_engine *e, const tgc_seg *seg, void *cookie,
+						      tgc_rx_result *r_out)
 {
 	// The predicted stage (fastpath.hpp): a MERGE with the record written ahead, in the fewest instructions: only
 	// the caller's op and the flow's own state are written, the result record only when the caller asks for it.
@@ -528,6 +532,19 @@ extern "C" void tgc_engine_receive(tgc_engine *e, const tgc_seg *seg, void *cook
 		}
 	}
 	receive_slow(e, seg, cookie, r_out, p);
+}
+
+} // namespace
+
+extern "C" void tgc_engine_receive(tgc_engine *e, const tgc_seg *seg, void *cookie, tgc_rx_result *r_out)
+{
+	receive_one(e, seg, cookie, r_out);
+}
+
+extern "C" void tgc_engine_receive_burst(tgc_engine *e, const tgc_seg *segs, void *const *cookies, u32 n)
+{
+	for (u32 i = 0; i < n; i++)
+		receive_one(e, &segs[i], cookies[i], nullptr);
 }
 
 extern "C" void tgc_engine_flush(tgc_engine *e)

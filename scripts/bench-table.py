@@ -114,7 +114,7 @@ def stages(path):
         cost = int(m.group(2))
         base = re.sub(r"\(.*", "", (fn or "").replace("(anonymous namespace)::", "")).split("::")[-1]
         src = enclosing(cur, line) if cur else None
-        if base in ("tgc_engine_receive", "receive_slow") or (base == "tungro_run" and src != "tungro_run"):
+        if base in ("tgc_engine_receive", "tgc_engine_receive_burst", "receive_slow") or (base == "tungro_run" and src != "tungro_run"):
             # The inlined receive path: the line's own function says the stage (a helper inlined there: the one
             # stage that calls it in the loop, ipv4_hdr_sum's parse, else the loop).
             stage = STAGE_OF.get(src, "loop")

@@ -11,9 +11,10 @@ import re
 import subprocess
 import sys
 
-# tungro's stages. The receive path is inlined into tgc_engine_receive (one loop, receive.hpp), so per-function
-# inclusive counts cannot split it: each instruction's source line (callgrind's line positions, inlined code
-# included) is mapped to the function of the core that line belongs to, and that function to a stage. Lines of the
+# tungro's stages. The receive path is inlined into tgc_engine_receive (the predicted stage) and receive_slow (the
+# rest: one loop, receive.hpp), so per-function inclusive counts cannot split it: each instruction's source line
+# (callgrind's line positions, inlined code included) is mapped to the function of the core that line belongs to,
+# and that function to a stage. Lines of the
 # byte-load helpers (be.hpp, headers.hpp) that the compiler kept apart count to the loop.
 STAGE_OF = {
     "parse": "parse", "parse_ip": "parse", "set_extent": "parse", "is_ipv6_ext": "parse", "is_tunnel_proto": "parse",
@@ -30,7 +31,10 @@ STAGE_OF = {
     # the recent-flow index)
     "fast_shape": "fast", "template_match": "fast", "ip_template_diff": "fast", "ipv4_sum_kept": "fast",
     "ip_fields_ok": "fast", "fast_merge": "fast", "expected": "fast", "fast": "fast", "recent_key": "fast",
-    "remember": "fast", "ip_id_rule": "decide", "merge_verdict": "decide", "held_of": "lookup",
+    "remember": "fast", "predicted_flow": "fast", "predicted": "fast", "predict_start": "fast",
+    "predict_next": "fast", "predict_id": "fast", "predict_step": "fast", "step_id": "fast", "ip_len_is": "fast",
+    "predicted_of": "fast", "pred_shape": "fast", "pred_candidate": "fast", "pred_diff": "fast",
+    "ip_id_rule": "decide", "merge_verdict": "decide", "held_of": "lookup",
     "append_stage": "append", "full_receive": "loop",
     # the same stages before the loop was inlined (for a "before" table of an older core)
     "tgc_parse": "parse", "tgc_same_flow": "lookup", "tgc_decide": "decide", "tgc_receive": "loop",
@@ -110,7 +114,7 @@ def stages(path):
         cost = int(m.group(2))
         base = re.sub(r"\(.*", "", (fn or "").replace("(anonymous namespace)::", "")).split("::")[-1]
         src = enclosing(cur, line) if cur else None
-        if base == "tgc_engine_receive" or (base == "tungro_run" and src != "tungro_run"):
+        if base in ("tgc_engine_receive", "tgc_engine_receive_burst", "receive_slow") or (base == "tungro_run" and src != "tungro_run"):
             # The inlined receive path: the line's own function says the stage (a helper inlined there: the one
             # stage that calls it in the loop, ipv4_hdr_sum's parse, else the loop).
             stage = STAGE_OF.get(src, "loop")

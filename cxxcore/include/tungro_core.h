@@ -153,7 +153,8 @@ const char *tgc_reason_name(unsigned int reason);
  * IPv6 extension headers walked per packet, all IPv6 layers together: at most this many headers and bytes. The
  * Linux ip6 tunnel's encapsulation-limit option is one header of 8 bytes; an SRv6 routing header with 14 segments
  * 232 (H.Encaps: an outer IPv6 with it around the inner packet). Beyond the bound: TGC_R_EXT_LIMIT. The engine
- * keeps TGC_MAX_HDR_BYTES of header per held flow (396 bytes: 25 KiB for a table of 8 x 8).
+ * keeps TGC_MAX_HDR_BYTES of header per held flow (396 bytes), and 128 of its predicted next segment's (624 bytes a
+ * flow in all on x86_64: 39 KiB of flows for a table of 8 x 8).
  */
 #define TGC_MAX_EXT_HDRS 8u
 #define TGC_MAX_EXT_BYTES 256u
@@ -503,7 +504,8 @@ void tgc_receive(const struct tgc_seg *seg, const struct tgc_rx_ops *ops, void *
 /*
  * No fast stage: every segment through the full parse, lookup and decide. The fast stage (src/fastpath.hpp) merges
  * a segment that matches the header template of the held packet of the previous segment's flow, with the same
- * result; this flag is its differential proof's other side (host tests, fuzz_engine) and a way to rule it out.
+ * result, and the predicted stage one equal to that packet's predicted next segment; this flag (both off) is their
+ * differential proof's other side (host tests, fuzz_engine) and a way to rule them out.
  */
 #define TGC_ENGINE_NO_FASTPATH 0x4u
 
@@ -561,7 +563,7 @@ struct tgc_engine_stats {
 	tgc_u32 retried;	/* appends the caller could not do */
 	tgc_u32 held_now, held_max;	/* held packets now, and the most ever at once */
 	tgc_u32 reasons[TGC_R_COUNT];	/* per segment: the refusal, or the verdict's reason */
-	tgc_u32 fastpath;	/* of merged, those the fast stage merged (header template, src/fastpath.hpp) */
+	tgc_u32 fastpath;	/* of merged, those the fast or predicted stage merged (src/fastpath.hpp) */
 };
 
 struct tgc_engine;
@@ -585,6 +587,12 @@ struct tgc_engine *tgc_engine_init(void *mem, tgc_u32 size, tgc_u32 buckets, tgc
  * TGC_IN_OUTER_FLUSH.
  */
 void tgc_engine_receive(struct tgc_engine *e, const struct tgc_seg *seg_arg, void *cookie, struct tgc_rx_result *r_out);
+
+/*
+ * tgc_engine_receive_burst - @n segments in order: the same as tgc_engine_receive(e, &segs[i], cookies[i], NULL) for
+ * each (a poll's segments in one call: the entry, the exit and the engine's own loads spread over them).
+ */
+void tgc_engine_receive_burst(struct tgc_engine *e, const struct tgc_seg *segs, void *const *cookies, tgc_u32 n);
 
 /* Complete every held packet (the end of a NAPI poll): bucket by bucket, oldest first in each. */
 void tgc_engine_flush(struct tgc_engine *e);

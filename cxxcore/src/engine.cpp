@@ -22,10 +22,23 @@ struct Flow {
 	u32 age;		// tgc_seg.time at hold
 	u32 total_len, payload_len;
 	u16 count, gso_size;
-	u8 id_state, tls, bucket, pad;	// bucket: its index (buckets <= 256)
+	u8 id_state, tls, bucket;	// bucket: its index (buckets <= 256)
+	u8 pred_state;		// kPred*: whether pred, next and next_v hold the next segment (fastpath.hpp)
+	u8 pred_step;		// predict_step()'s layers
+	u16 pad;
+	u32 pred_in;		// the TGC_IN_* bits of kPredIn a segment it takes has: its TLS state
 	tgc_pkt first;
+	tgc_pkt next;		// the predicted next segment's record (predict_next) ...
+	tgc_verdict next_v;
+	u8 pred[kPredMax];	// ... and headers
 	u8 hdr[TGC_MAX_HDR_BYTES];
 };
+
+// Flow::pred_state. LAZY from the hold: the prediction is made when a segment of the flow's layout and ports
+// comes (IDs predicted incrementing at the first merge, so that one is a predicted merge too), so a flow never
+// joined pays nothing for it; ON: made, kept up at every merge; OFF: none (no packet, or nothing to predict).
+constexpr u8 kPredOff = 0, kPredOn = 1, kPredLazy = 2;
+constexpr u32 kPredIn = kPredRefuse | TGC_IN_TLS_STATE;
 
 } // namespace
 
@@ -106,6 +119,7 @@ void complete(tgc_engine *e, Flow *f, u8 why)
 	d.pad[0] = d.pad[1] = 0;
 	void *held = f->held;
 	f->held = nullptr;
+	f->pred_state = kPredOff;
 	e->st.completed++;
 	e->st.held_now--;
 	if (why == TGC_DONE_EVICT)
@@ -191,6 +205,9 @@ __attribute__((always_inline)) inline int rx_append(void *ctx, void *held, const
 	f->id_state = m.id_state;
 	if (m.flags_off < f->first.payload_off)
 		f->hdr[m.flags_off] |= m.held_flags;
+	// The next segment, for the predicted stage (FIN/PSH carried: the packet is complete, nothing to predict).
+	if (m.held_flags || (f->pred_state == kPredOn && !predict_next(*f)))
+		f->pred_state = kPredOff;
 	return 0;
 }
 
@@ -271,6 +288,40 @@ private:
 	Rx *rx_;
 };
 
+// Whether @seg (pred_shape(), TGC_IN_* bits @in of kPredIn) is held flow @f's predicted next segment, making the
+// prediction first when it is LAZY and the segment is a candidate for it.
+__attribute__((always_inline)) inline bool predicted_of(const tgc_seg *seg, u32 in, Flow *f)
+{
+	if (f->pred_state == kPredOff || in != f->pred_in || !pred_candidate(seg, *f))
+		return false;
+	if (f->pred_state == kPredLazy)
+		f->pred_state = predict_start(*f) && predict_next(*f) ? kPredOn : kPredOff;
+	return f->pred_state == kPredOn && predicted(seg, *f);
+}
+
+// The predicted stage's flow (fastpath.hpp): the one whose predicted next segment @seg is, among the previous
+// segment's flow and the one recent[] names for it, as EngineOps::expected() picks its candidates and for the same
+// reasons (a segment equal to a held flow's prediction matches its template); nullptr when neither.
+__attribute__((always_inline)) inline Flow *predicted_flow(tgc_engine *e, const tgc_seg *seg)
+{
+	Flow *f = e->last;
+	const u32 in = seg->in & kPredIn; // none of kPredRefuse, and the flow's TLS state
+	if (!f || (e->flags & TGC_ENGINE_NO_FASTPATH) || !pred_shape(seg))
+		return nullptr;
+	if (!predicted_of(seg, in, f)) {
+		if (seg->hdr_len < f->first.tcp_off + 4u) // recent_key()'s bytes at f's layout (tcp_off >= 20)
+			return nullptr;
+		const u32 slot = e->recent[recent_key(seg->hdr, f->first.tcp_off)];
+		Flow *g = slot ? e->flows + (slot - 1) : nullptr;
+		if (!g || g == f || !predicted_of(seg, in, g))
+			return nullptr;
+		f = g;
+	}
+	if ((e->flags & TGC_ENGINE_CALLER_HASH) && f->hash != seg->hash)
+		return nullptr;
+	return f;
+}
+
 // A free slot of the bucket, after completing its oldest flow when there is none.
 Flow *slot_for(tgc_engine *e, u32 bucket)
 {
@@ -298,10 +349,12 @@ void hold(tgc_engine *e, const Rx &rx, const tgc_pkt &pkt)
 	f->gso_size = static_cast<u16>(pkt.gso_size ? pkt.gso_size : pkt.payload_len);
 	f->id_state = 0;
 	f->tls = (rx.in & TGC_IN_TLS_STATE) != 0;
+	f->pred_in = rx.in & TGC_IN_TLS_STATE;
 	f->bucket = static_cast<u8>(rx.bucket);
 	e->last = f;
 	f->first = pkt;
 	__builtin_memcpy(f->hdr, rx.seg->hdr, pkt.payload_off); // payload_off <= TGC_MAX_HDR_BYTES (tgc_parse)
+	f->pred_state = kPredLazy;
 	remember(e, f);
 	if (++e->st.held_now > e->st.held_max)
 		e->st.held_max = e->st.held_now;
@@ -369,12 +422,35 @@ extern "C" tgc_engine *tgc_engine_init(void *mem, u32 size, u32 buckets, u32 flo
 	return e;
 }
 
-extern "C" void tgc_engine_receive(tgc_engine *e, const tgc_seg *seg, void *cookie, tgc_rx_result *r_out)
+namespace {
+
+// tgc_engine_receive() but for a merge of the predicted stage; @p: the flow of the stage's segment whose append
+// failed, or nullptr.
+__attribute__((noinline)) void receive_slow(tgc_engine *e, const tgc_seg *seg, void *cookie, tgc_rx_result *r_out,
+					    Flow *p)
 {
 	Rx rx{e, seg, cookie, seg->in, 0, 0};
 	tgc_rx_result r;
-	EngineOps ops(&rx);
-	const bool fast = receive(seg, seg->in, e->flags & kParseIPv4Options, ops, &r);
+	bool fast;
+	if (p) {
+		// The buffers could not take the predicted segment: decided again as one that may not merge, as
+		// append_stage() does after the fast stage (whose record the predicted stage's is).
+		r.held = p;
+		r.pkt = p->next;
+		r.flags_off = 0;
+		r.parsed = r.retried = 1;
+		r.located = r.foreign = 0;
+		r.pad[0] = r.pad[1] = 0;
+		tgc_held held;
+		::held_of(p, seg->in, &held);
+		decide(&r.pkt, seg->hdr, &held, (seg->in & kDecideBits) | TGC_IN_NOMERGE, &r.v);
+		rx.hash = p->hash;
+		rx.bucket = p->bucket;
+		fast = true;
+	} else {
+		EngineOps ops(&rx);
+		fast = receive(seg, seg->in, e->flags & kParseIPv4Options, ops, &r);
+	}
 	if (fast) {
 		e->st.fastpath += !r.retried; // a failed append made it a hold
 		e->last = static_cast<Flow *>(r.held); // as rx_find leaves it
@@ -408,6 +484,67 @@ extern "C" void tgc_engine_receive(tgc_engine *e, const tgc_seg *seg, void *cook
 	}
 	if (r_out)
 		*r_out = r;
+}
+
+} // namespace
+
+namespace {
+
+// tgc_engine_receive() of one segment, inline in it and in tgc_engine_receive_burst()'s loop.
+__attribute__((always_inline)) inline void receive_one(tgc_engine *e, const tgc_seg *seg, void *cookie,
+						      tgc_rx_result *r_out)
+{
+	// The predicted stage (fastpath.hpp): a MERGE with the record written ahead, in the fewest instructions: only
+	// the caller's op and the flow's own state are written, the result record only when the caller asks for it.
+	Flow *p = predicted_flow(e, seg);
+	if (p) {
+		const u32 held_len = p->total_len, payload = p->gso_size;
+		tgc_merge m;
+		m.pkt = &p->next;
+		m.held_len = held_len;
+		m.flags_off = static_cast<u16>(p->first.tcp_off + TGC_TCP_FLAGS_OFF);
+		m.held_flags = 0; // next_v's: no FIN or PSH (predict_start)
+		m.id_state = p->next_v.id_state;
+		m.fixedid = p->next_v.fixedid;
+		m.pad[0] = m.pad[1] = m.pad[2] = 0;
+		if (e->ops->append(e->ctx, p->held, cookie, &m) == 0) {
+			// As rx_append and receive_slow()'s bookkeeping for a fast MERGE that leaves the packet open.
+			p->total_len = held_len + payload;
+			p->payload_len += payload;
+			p->count++;
+			p->id_state = p->next_v.id_state;
+			e->last = p;
+			e->st.segs++;
+			e->st.merged++;
+			e->st.fastpath++;
+			e->st.reasons[TGC_R_NONE]++;
+			if (r_out) {
+				r_out->held = p->held;
+				r_out->pkt = p->next;
+				r_out->v = p->next_v;
+				r_out->flags_off = m.flags_off;
+				r_out->parsed = 1;
+				r_out->located = r_out->foreign = r_out->retried = 0;
+				r_out->pad[0] = r_out->pad[1] = 0;
+			}
+			predict_step(*p);
+			return;
+		}
+	}
+	receive_slow(e, seg, cookie, r_out, p);
+}
+
+} // namespace
+
+extern "C" void tgc_engine_receive(tgc_engine *e, const tgc_seg *seg, void *cookie, tgc_rx_result *r_out)
+{
+	receive_one(e, seg, cookie, r_out);
+}
+
+extern "C" void tgc_engine_receive_burst(tgc_engine *e, const tgc_seg *segs, void *const *cookies, u32 n)
+{
+	for (u32 i = 0; i < n; i++)
+		receive_one(e, &segs[i], cookies[i], nullptr);
 }
 
 extern "C" void tgc_engine_flush(tgc_engine *e)

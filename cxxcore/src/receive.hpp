@@ -116,7 +116,8 @@ static inline void full_receive(const tgc_seg *seg, u32 in, u32 mode, Ops &ops, 
  * The offload path's find needs the parsed segment, so tgc_receive() has no expectation to offer and no fast stage.
  * Stages: the fast one (a segment matching the header template of the held packet it is expected to join merges
  * without the parse, lookup and decide, with the very result they would give: fastpath.hpp), else the full one;
- * then the append of either. Returns true when the fast stage merged the segment.
+ * then the append of either. Returns true when the fast stage merged the segment. (The engine runs its predicted
+ * stage, fastpath.hpp, before this loop: a segment it merges never reaches it.)
  */
 template <class Ops>
 __attribute__((always_inline)) static inline bool receive(const tgc_seg *seg, u32 in, u32 mode, Ops &ops,

@@ -4,8 +4,11 @@
 // through GoogleTest parameters, so one body states what must hold on both.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstring>
 #include <map>
 #include <string>
+#include <utility>
 
 #include "test_util.hpp"
 
@@ -365,4 +368,92 @@ TEST(EngineSetup, SizesOutOfRangeAndMisalignedMemoryAreRefused)
 	EXPECT_EQ(tgc_engine_init(mem.data(), n - 1, 8, 8, 0, &ops, nullptr), nullptr);
 	EXPECT_EQ(tgc_engine_init(reinterpret_cast<uint8_t *>(mem.data()) + 4, n, 8, 8, 0, &ops, nullptr), nullptr);
 	EXPECT_NE(tgc_engine_init(mem.data(), n, 8, 8, 0, &ops, nullptr), nullptr);
+}
+
+// tgc_engine_receive_burst(): the caller's ops called with the same arguments in the same order, and the same
+// counters, as tgc_engine_receive() segment by segment (interleaved IPIP flows, predicted merges, PSH segments
+// passed, a failed append; on one bucket of 4, five flows evicting each other).
+namespace {
+struct OpLog {
+	std::vector<std::string> calls;
+	unsigned appends = 0;
+	unsigned fail_at = 0; // the append that fails (1-based; 0: none)
+};
+std::string handle(const void *p) { return std::to_string(reinterpret_cast<uintptr_t>(p)); }
+int log_append(void *ctx, void *held, void *seg, const tgc_merge *m)
+{
+	OpLog *l = static_cast<OpLog *>(ctx);
+	const bool fail = ++l->appends == l->fail_at;
+	l->calls.push_back("append " + handle(held) + " " + handle(seg) + " " + std::to_string(m->held_len) + " " +
+			   std::to_string(m->flags_off) + " " + std::to_string(m->held_flags) + " " +
+			   std::to_string(m->id_state) + " " + std::to_string(m->fixedid) + " " +
+			   std::to_string(m->pkt->seq) + " " + std::to_string(m->pkt->payload_len) + (fail ? " fails" : ""));
+	return fail ? -1 : 0;
+}
+void log_complete(void *ctx, void *held, const tgc_done *d)
+{
+	static_cast<OpLog *>(ctx)->calls.push_back("complete " + handle(held) + " " + std::to_string(d->total_len) + " " +
+						   std::to_string(d->count) + " " + std::to_string(d->id_state) +
+						   " " + std::to_string(d->why));
+}
+void log_deliver(void *ctx, void *seg, const tgc_rx_result *r)
+{
+	static_cast<OpLog *>(ctx)->calls.push_back("deliver " + handle(seg) + " " + std::to_string(r->v.reason));
+}
+const tgc_engine_ops kLogOps = {log_append, log_complete, log_deliver};
+
+// The engine's calls and counters for @frames, one call per segment or one burst.
+std::pair<std::vector<std::string>, tgc_engine_stats> run_engine(const std::vector<std::vector<uint8_t>> &frames,
+								 bool burst, unsigned fail_at, uint32_t buckets, uint32_t flows)
+{
+	OpLog log;
+	log.fail_at = fail_at;
+	const uint32_t n = tgc_engine_size(buckets, flows);
+	std::vector<uint64_t> mem((n + 7) / 8);
+	tgc_engine *e = tgc_engine_init(mem.data(), n, buckets, flows, 0, &kLogOps, &log);
+	EXPECT_NE(e, nullptr);
+	std::vector<tgc_seg> segs;
+	std::vector<void *> cookies;
+	for (size_t i = 0; i < frames.size(); i++) {
+		segs.push_back(seg_of(frames[i]));
+		cookies.push_back(reinterpret_cast<void *>(i + 1));
+	}
+	if (burst) {
+		tgc_engine_receive_burst(e, segs.data(), cookies.data(), static_cast<uint32_t>(segs.size()));
+	} else {
+		for (size_t i = 0; i < segs.size(); i++)
+			tgc_engine_receive(e, &segs[i], cookies[i], nullptr);
+	}
+	tgc_engine_flush(e);
+	tgc_engine_stats st;
+	tgc_engine_get_stats(e, &st);
+	return {log.calls, st};
+}
+} // namespace
+
+TEST(EngineBurst, SameOpsAndCountersAsOneCallPerSegment)
+{
+	auto per = flows(5, 8);
+	auto psh = flows(1, 4, 0x18);
+	std::vector<std::vector<uint8_t>> frames;
+	for (unsigned i = 0; i < 8; i++) {
+		for (unsigned f = 0; f < 5; f++)
+			frames.push_back(per[f][i]);
+		if (i < 4)
+			frames.push_back(psh[0][i]);
+	}
+	for (uint32_t buckets : {8u, 1u})
+		for (unsigned fail_at : {0u, 3u, 17u}) {
+			const uint32_t flows = buckets == 8 ? 8 : 4;
+			const auto one = run_engine(frames, false, fail_at, buckets, flows);
+			const auto burst = run_engine(frames, true, fail_at, buckets, flows);
+			EXPECT_EQ(one.first, burst.first) << buckets << " buckets, append " << fail_at << " failing";
+			EXPECT_EQ(std::memcmp(&one.second, &burst.second, sizeof(one.second)), 0)
+				<< buckets << " buckets, append " << fail_at << " failing";
+			EXPECT_EQ(one.second.retried, fail_at && buckets == 8 ? 1u : one.second.retried);
+			if (buckets == 8)
+				EXPECT_GT(one.second.fastpath, 20u) << "the predicted and fast stages merge most";
+			else
+				EXPECT_GT(one.second.evicted, 0u);
+		}
 }

@@ -317,6 +317,7 @@ __attribute__((always_inline)) static inline u64 pred_diff(const u8 *a, const u8
 	return d;
 }
 static_assert(kPredMax == 16 * 8, "pred_diff: 16 words");
+static_assert(kPredMax <= TGC_MAX_HDR_BYTES, "predict_start() copies kPredMax bytes of the header copy");
 
 // The TGC_IN_* bits of a segment the predicted stage takes: none of kFastRefuse, and no TGC_IN_CSUM_CHECK (the
 // fast stage checks the sum); the caller's own bits (the engine's TLS state) it compares itself.

@@ -327,7 +327,11 @@ static int tungro_rxq_poll(struct napi_struct *napi, int budget)
 	struct sk_buff *skb;
 	int work = 0;
 
-	WRITE_ONCE(q->poll_cpu, smp_processor_id());
+	if (q->poll_cpu != smp_processor_id()) {
+		if (q->acc[TUNGRO_Q_POLLS])
+			tungro_q_count(q, TUNGRO_Q_REHOMES, 1);
+		WRITE_ONCE(q->poll_cpu, smp_processor_id());
+	}
 	__skb_queue_head_init(&batch);
 	spin_lock_irqsave(&q->input.lock, flags);
 	while (work < budget && (skb = __skb_dequeue(&q->input))) {
@@ -396,22 +400,33 @@ void tungro_napi_schedule_on(struct napi_struct *napi, int cpu)
 }
 
 /*
- * Schedules the queue's NAPI for a frame that found the input queue empty. Where the last poll
- * ended within the last jiffy it runs there again, through an IPI when that is another CPU: what
- * it delivered may still wait in that CPU's backlog or in a tunnel's per-CPU gro_cells, and a
- * poll on this CPU would send the flows' next packets through this CPU's, ahead of them. So the
- * device's interrupt moving between CPUs under a stream no longer moves tungro's deliveries; they
- * follow it once the queue has been idle for a jiffy, and at once while detaching (its direct
+ * How long a queue must have been idle before its poll may follow the device's interrupt to
+ * another CPU. What the last poll delivered may still wait in its CPU's backlog or in a tunnel's
+ * per-CPU gro_cells (whose NAPI holds it in the kernel's GRO), and no exported interface tells
+ * whether that CPU has run them: a poll elsewhere would send the flows' next packets ahead of
+ * them. One jiffy was not enough: a make demo beside two kernel builds saw a UDP datagram over
+ * IPIP overtaken, the old CPU's softirqs being deferred to ksoftirqd (or its vCPU not running)
+ * for longer. 100 ms is far beyond any softirq delay a check here has met, and costs only the IPI
+ * of tungro_rxq_schedule() while the interrupt sits on another CPU than the polls.
+ */
+#define TUNGRO_REHOME_IDLE	max(HZ / 10, 2)
+
+/*
+ * Schedules the queue's NAPI for a frame that found the input queue empty. Unless the last poll
+ * ended more than TUNGRO_REHOME_IDLE ago, it runs there again, through an IPI when that is another
+ * CPU. So the device's interrupt moving between CPUs under a stream does not move tungro's
+ * deliveries; they follow it once the queue has idled, and at once while detaching (its direct
  * pass wants the last poll on the frames' CPU). -EBUSY: a kick is pending and its poll will see
  * this frame.
  */
 static void tungro_rxq_schedule(struct tungro_rxq *q)
 {
+	unsigned long idle_until = READ_ONCE(q->last_poll) + TUNGRO_REHOME_IDLE;
 	unsigned int home = READ_ONCE(q->poll_cpu);
 	int err;
 
 	if (home != smp_processor_id() && !READ_ONCE(q->td->closing) &&
-	    time_before_eq(jiffies, READ_ONCE(q->last_poll) + 1) && cpu_online(home)) {
+	    time_before_eq(jiffies, idle_until) && cpu_online(home)) {
 		err = smp_call_function_single_async(home, &q->csd);
 		if (!err || err == -EBUSY)
 			return;
@@ -630,8 +645,9 @@ int tungro_engine_show(struct seq_file *m, struct tungro_dev *td)
 		   e[6], e[7]);
 	seq_printf(m, "held_now %llu\nheld_max %llu\nmerged_fastpath %llu\n", e[8], sum->held_max,
 		   e[9]);
-	seq_printf(m, "polls %llu\npolls_full_budget %llu\ntimer_armed %llu\n", c[TUNGRO_Q_POLLS],
-		   c[TUNGRO_Q_POLLS_FULL], c[TUNGRO_Q_TIMER_ARMED]);
+	seq_printf(m, "polls %llu\npolls_full_budget %llu\ntimer_armed %llu\nrehomes %llu\n",
+		   c[TUNGRO_Q_POLLS], c[TUNGRO_Q_POLLS_FULL], c[TUNGRO_Q_TIMER_ARMED],
+		   c[TUNGRO_Q_REHOMES]);
 	seq_printf(m, "lists %llu\nlist_pkts %llu\nlist_segs %llu\npkts_per_list_x100 %llu\n",
 		   c[TUNGRO_Q_LISTS], c[TUNGRO_Q_LIST_PKTS], c[TUNGRO_Q_LIST_SEGS],
 		   c[TUNGRO_Q_LISTS] ?

@@ -23,6 +23,7 @@ enum tungro_q_stat {
 	TUNGRO_Q_POLLS,			/* poll calls */
 	TUNGRO_Q_POLLS_FULL,		/* polls that used their whole budget */
 	TUNGRO_Q_TIMER_ARMED,		/* completions keeping packets for gro_flush_timeout */
+	TUNGRO_Q_REHOMES,		/* polls on another CPU than the last (after idling) */
 	TUNGRO_Q_LISTS,			/* lists handed to netif_receive_skb_list */
 	TUNGRO_Q_LIST_PKTS,		/* packets in them */
 	TUNGRO_Q_LIST_SEGS,		/* wire segments in them */

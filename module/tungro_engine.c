@@ -404,7 +404,7 @@ void tungro_napi_schedule_on(struct napi_struct *napi, int cpu)
  * another CPU. What the last poll delivered may still wait in its CPU's backlog or in a tunnel's
  * per-CPU gro_cells (whose NAPI holds it in the kernel's GRO), and no exported interface tells
  * whether that CPU has run them: a poll elsewhere would send the flows' next packets ahead of
- * them. One jiffy was not enough: a make demo beside two kernel builds saw a UDP datagram over
+ * them. One jiffy was not enough: a make demo beside a make test's builds saw a UDP datagram over
  * IPIP overtaken, the old CPU's softirqs being deferred to ksoftirqd (or its vCPU not running)
  * for longer. 100 ms is far beyond any softirq delay a check here has met, and costs only the IPI
  * of tungro_rxq_schedule() while the interrupt sits on another CPU than the polls.

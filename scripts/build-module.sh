@@ -12,6 +12,10 @@ arch=${1:?usage: scripts/build-module.sh ARCH}
 kdir=$(kernel_tree "$arch")
 tag=$(build_tag "$arch")
 dest="$here/build/$tag/src"
+# One build of a tree at a time: runs side by side (make fuzz's guests, make test's lanes) share it.
+mkdir -p "$here/build/$tag"
+exec 9>"$here/build/$tag/build.lock"
+flock 9
 copy_module_sources "$here" "$dest"
 cross=$(cross_of "$arch")
 logf="$here/build/$tag/module.log"

@@ -3,6 +3,8 @@
 # tools/testing/kunit/kunit.py parse. Fails on any failed, crashed or missing suite.
 # usage: scripts/kunit.sh ARCH [SUITE]   (SUITE: only that one, through kunit.filter_glob)
 # TUNGRO_FUZZ_TRAINS=N: random trains of the skb-shape fuzzer (tungro_skb_fuzz; default the module's 10,000).
+# TUNGRO_FUZZ_SEED=N: its seed (batch b uses N + b; default the module's). TUNGRO_KUNIT_TAG=T: output in
+# build/ARCH[-VARIANT]/kunit-T, so that runs side by side keep apart (scripts/skb-fuzz.sh).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/scripts/lib.sh"
@@ -26,6 +28,7 @@ case "${TUNGRO_VARIANT:-}" in
   debug|kcsan) : "${TUNGRO_FUZZ_TRAINS:=500}"; extra+=" tungro.bench_reps=3" ;;
 esac
 if [ -n "${TUNGRO_FUZZ_TRAINS:-}" ]; then extra+=" tungro.fuzz_trains=$TUNGRO_FUZZ_TRAINS"; fi
+if [ -n "${TUNGRO_FUZZ_SEED:-}" ]; then extra+=" tungro.fuzz_seed=$TUNGRO_FUZZ_SEED"; fi
 # A hang guard, not a speed gate: the KASAN kernel's suites and kmemleak scan took 700 s on a busy 2-core host.
 timeout_s=$((900 + ${TUNGRO_FUZZ_TRAINS:-0} / 10))   # up to 100 ms a train (KASAN, emulation)
 
@@ -33,7 +36,7 @@ kdir=$("$here/scripts/kernel.sh" "$arch")
 kimg=$(kernel_image "$arch" "$kdir")
 mods=$("$here/scripts/build-module.sh" "$arch")
 [ -f "$mods/tungro_kunit.ko" ] || die "tungro_kunit.ko was not built for $arch (CONFIG_KUNIT off in the test kernel?)"
-out="$here/build/$arch${TUNGRO_VARIANT:+-$TUNGRO_VARIANT}/kunit"
+out="$here/build/$arch${TUNGRO_VARIANT:+-$TUNGRO_VARIANT}/kunit${TUNGRO_KUNIT_TAG:+-$TUNGRO_KUNIT_TAG}"
 mkdir -p "$out"
 "$here/qemu/build-agent.sh" "$arch" "$out/agent"
 "$here/qemu/mkinitramfs.sh" "$out/initramfs.cpio" "$out/agent" "$mods/tungro_kunit.ko"

@@ -1,7 +1,8 @@
 /* kunit.c - tungro.mode=kunit: loads tungro_kunit.ko (KUnit runs its suites during the load), copies the
  * kernel log records of that load from /dev/kmsg to the results port between KTAP-BEGIN and KTAP-END, and
- * unloads it. tungro.fuzz_trains=N on the kernel command line becomes its fuzz_trains parameter (the skb-shape
- * fuzzer's train count). The host cuts that block out and parses it with the kernel's own tools/testing/kunit/kunit.py. */
+ * unloads it. tungro.fuzz_trains=N, tungro.fuzz_seed=N and tungro.bench_reps=N on the kernel command line
+ * become its parameters of those names (the skb-shape fuzzer's train count and seed, tungro_bench's reps).
+ * The host cuts that block out and parses it with the kernel's own tools/testing/kunit/kunit.py. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,10 +10,18 @@
 
 #include "agent.h"
 
+/* Appends " name=val" (no leading space when params is empty) to the module's parameter string. */
+static void add_param(char *params, size_t size, const char *name, unsigned val)
+{
+	size_t n = strlen(params);
+
+	snprintf(params + n, size - n, "%s%s=%u", n ? " " : "", name, val);
+}
+
 void kunit_mode(void)
 {
 	static char msg[8192];
-	char params[48] = "";
+	char params[96] = "";
 	int kmsg, rc, lines = 0;
 
 	if (access(KUNIT_MODULE_PATH, F_OK))
@@ -23,11 +32,13 @@ void kunit_mode(void)
 	kmsg = kmsg_open();
 	if (kmsg < 0)
 		die("open /dev/kmsg: %s", strerror(-kmsg));
+	/* the module's parameters given on the kernel command line, each only when given */
 	if (opt_fuzz_trains)
-		snprintf(params, sizeof(params), "fuzz_trains=%u", opt_fuzz_trains);
+		add_param(params, sizeof(params), "fuzz_trains", opt_fuzz_trains);
+	if (opt_fuzz_seed)
+		add_param(params, sizeof(params), "fuzz_seed", opt_fuzz_seed);
 	if (opt_bench_reps)
-		snprintf(params + strlen(params), sizeof(params) - strlen(params), "%sbench_reps=%u",
-			 params[0] ? " " : "", opt_bench_reps);
+		add_param(params, sizeof(params), "bench_reps", opt_bench_reps);
 	rc = mod_load_file_params(KUNIT_MODULE_PATH, params);
 	if (rc)
 		fail("finit_module %s: %s", KUNIT_MODULE_PATH, strerror(-rc));

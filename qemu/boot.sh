@@ -42,13 +42,13 @@ case "$arch" in
     # Two CPUs as two sockets: QEMU 7.2 makes "-smp 2" one socket of two cores, SeaBIOS's MP table lists
     # the first logical CPU of each package only, and the test kernel (tinyconfig: no ACPI, so no MADT)
     # then brings up one CPU.
-    args=("${common[@]}" -M pc -smp 2,sockets=2,cores=1,threads=1 -m 768M -append "console=ttyS0 $cmdline"
+    args=("${common[@]}" -M pc,dump-guest-core=off -smp 2,sockets=2,cores=1,threads=1 -m 768M -append "console=ttyS0 $cmdline"
       -device virtio-net-pci,netdev=n0 -device virtio-net-pci,netdev=n1
       -device virtio-serial-pci,id=vser -device virtserialport,bus=vser.0,chardev=results,name=tungro.results) ;;
   m68k)
     # virt machine: one 68040, virtio-mmio transports, goldfish tty on the first serial port
     qemu=qemu-system-m68k
-    args=("${common[@]}" -M virt -m 512M -append "console=ttyGF0 $cmdline"
+    args=("${common[@]}" -M virt,dump-guest-core=off -m 512M -append "console=ttyGF0 $cmdline"
       -device virtio-net-device,netdev=n0 -device virtio-net-device,netdev=n1
       -device virtio-serial-device,id=vser -device virtserialport,bus=vser.0,chardev=results,name=tungro.results) ;;
   *) die "unknown arch '$arch' (x86_64, m68k)" ;;

@@ -4,12 +4,15 @@
 #   runs QEMU under `timeout -k 10` (stdin /dev/null, its own output into QEMU_LOG) while RESULTS (the guest's
 #   side channel) is printed on stdout as it grows; then sets QEMU_RC (QEMU's exit status) and QEMU_REASON: why
 #   the run failed (killed by the timeout, a non-zero exit, a kernel panic or warning in CONSOLE, a last line of
-#   RESULTS other than "success"), or "" when it passed.
+#   RESULTS other than "success"), or "" when it passed. A QEMU that crashes leaves a core file (without guest
+#   memory when the machine has dump-guest-core=off) in QEMU_LOG's folder, named in QEMU_REASON: one warm make
+#   test of 2026-12-02 had qemu-system-x86_64 die of SIGSEGV at boot, with nothing to look at afterwards.
 qemu_run_judged() {
   local timeout_s=$1 qlog=$2 results=$3 console=$4 qpid tpid last
   shift 4
   QEMU_RC=0 QEMU_REASON=
-  timeout --foreground -k 10 "$timeout_s" "$@" </dev/null >"$qlog" 2>&1 &
+  (ulimit -c unlimited 2>/dev/null; cd "$(dirname "$qlog")" && exec timeout --foreground -k 10 "$timeout_s" "$@") \
+    </dev/null >"$qlog" 2>&1 &
   qpid=$!
   tail -n +1 -F --pid="$qpid" "$results" 2>/dev/null &
   tpid=$!
@@ -20,6 +23,11 @@ qemu_run_judged() {
     QEMU_REASON="QEMU killed by timeout after ${timeout_s}s"
   elif (( QEMU_RC != 0 )); then
     QEMU_REASON="QEMU exited with status $QEMU_RC: $(tail -n 5 "$qlog" | tr '\n' ' ')"
+    if (( QEMU_RC > 128 )); then
+      local core
+      core=$(ls -t "$(dirname "$qlog")"/core* 2>/dev/null | head -n 1)
+      QEMU_REASON+=" (signal $((QEMU_RC - 128)); core: ${core:-none written})"
+    fi
   fi
   if grep -q -e 'Kernel panic' -e '------------\[ cut here \]' "$console" 2>/dev/null; then
     QEMU_REASON="${QEMU_REASON:+$QEMU_REASON; }kernel panic/warning in console.log: $(grep -m1 -e 'Kernel panic' "$console" || true)"

@@ -48,7 +48,7 @@ tsc=$(guest_tsc_args x86_64)
 # 2 vCPUs, as the other x86_64 guests; 2 GiB: g++ builds the core at -j2. No NIC: nothing here needs a network.
 # QEMU options are comma lists:
 # shellcheck disable=SC2054
-args=(-nodefaults -display none -no-reboot -accel tcg -M pc -smp 2 -m 2048M
+args=(-nodefaults -display none -no-reboot -accel tcg -M pc,dump-guest-core=off -smp 2 -m 2048M
   -kernel "$img/vmlinuz" -initrd "$img/initrd.img" -append "$cmdline"
   -serial "file:$console"
   -drive "file=$img/rootfs.ext4,format=raw,if=virtio,snapshot=on"

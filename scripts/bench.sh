@@ -10,7 +10,9 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 out="$here/build/bench"
 mkdir -p "$out"
 log "bench: building (-O2 as the kernel builds the core, no sanitizers, DPDK $(pkg-config --modversion libdpdk 2>/dev/null || echo '?'))"
-cmake -S "$here/cxxcore" -B "$out" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTUNGRO_SANITIZE=OFF -DTUNGRO_BENCH=ON >"$out.cmake.log" 2>&1 \
+host_ccache
+cmake -S "$here/cxxcore" -B "$out" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTUNGRO_SANITIZE=OFF -DTUNGRO_BENCH=ON \
+  "${HOST_CMAKE_CACHE[@]}" >"$out.cmake.log" 2>&1 \
   || { tail -20 "$out.cmake.log" >&2; die "bench: cmake failed"; }
 cmake --build "$out" -j"$(nproc)" --target bench_gro >"$out.build.log" 2>&1 || { tail -30 "$out.build.log" >&2; die "bench: build failed"; }
 

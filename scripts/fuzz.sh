@@ -31,8 +31,9 @@ fuzz_rt="$("$clangxx" -print-resource-dir)/lib/linux/libclang_rt.fuzzer-$(uname 
 
 log "fuzz: building the libFuzzer targets with $clangxx ($fz)"
 mkdir -p "$fz"
+host_ccache
 cmake -S "$here/cxxcore" -B "$fz" -DCMAKE_CXX_COMPILER="$clangxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DTUNGRO_SANITIZE=ON -DTUNGRO_FUZZ=ON >"$fz.cmake.log" 2>&1 || { cat "$fz.cmake.log" >&2; die "fuzz configure failed"; }
+  -DTUNGRO_SANITIZE=ON -DTUNGRO_FUZZ=ON "${HOST_CMAKE_CACHE[@]}" >"$fz.cmake.log" 2>&1 || { cat "$fz.cmake.log" >&2; die "fuzz configure failed"; }
 targets=()
 for h in "${harnesses[@]}"; do targets+=("fuzz_$h" "fuzz_${h}_corpus"); done
 cmake --build "$fz" -j"$(nproc)" --target "${targets[@]}" >"$fz.build.log" 2>&1 \

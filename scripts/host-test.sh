@@ -8,7 +8,8 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 out="$here/build/host"
 mkdir -p "$out"
 log "host tests: configuring and building the C++ core with ASan+UBSan ($out)"
-cmake -S "$here/cxxcore" -B "$out" -DCMAKE_BUILD_TYPE=Debug -DTUNGRO_SANITIZE=ON >"$out.cmake.log" 2>&1 \
+host_ccache
+cmake -S "$here/cxxcore" -B "$out" -DCMAKE_BUILD_TYPE=Debug -DTUNGRO_SANITIZE=ON "${HOST_CMAKE_CACHE[@]}" >"$out.cmake.log" 2>&1 \
   || { cat "$out.cmake.log" >&2; die "cmake configure failed"; }
 cmake --build "$out" -j"$(nproc)" >"$out.build.log" 2>&1 || { tail -40 "$out.build.log" >&2; die "host test build failed"; }
 log "host tests: running"

@@ -20,6 +20,8 @@ PKGS=(
   g++-riscv64-linux-gnu g++-s390x-linux-gnu g++-mips-linux-gnu
   # host tests of the C++ core
   g++ cmake libgtest-dev libgmock-dev libbenchmark-dev libpcap-dev pkg-config
+  # a fresh clone's host builds of the core from the cache (scripts/lib.sh, host_ccache)
+  ccache
   # fuzzing of the core (libFuzzer) and its coverage report (llvm-profdata-14, llvm-cov-14)
   clang-14 libclang-rt-14-dev llvm-14
   # make lint: sparse through Kbuild (make C=2), clang-tidy on the core (checkpatch is the kernel source's)

@@ -23,6 +23,7 @@
 #                         make install, modprobe, make dkms-install, as a new user does (image cached)
 #   make fuzz             30 minutes of libFuzzer on the core's three harnesses (10M executions each), coverage
 #                         of cxxcore/src; then 100,000 random trains in random skb layouts in the KASAN kernel
+#                         (one guest per core)
 #   make kunit            only the KUnit suites in QEMU for ARCH (parsed with the kernel's kunit.py parse)
 #   make bench            per-segment cost of the core vs DPDK librte_gro (Google Benchmark, callgrind)
 #   make cross-check      tungro.ko for 9 arches against modules_prepare'd trees, and the layout negative proof
@@ -58,9 +59,6 @@ else
 DEMO_MIB ?= 64
 endif
 TEST_MIB ?= 4
-# K06 cycles on Debian's kernel in make test (the test kernel runs 200): the distribution kernel proves the same
-# unload handoff in fewer cycles, and its guest run stays within make test's time.
-DISTRO_CYCLES ?= 50
 NPROC := $(shell nproc)
 
 # KERNEL=debian or debian-6.1: Debian's own 6.12 or 6.1 amd64 kernel (scripts/debian-kernel.sh, unpacked in the
@@ -202,25 +200,27 @@ soak: setup
 kunit: setup
 	@$(TOP)/scripts/kunit.sh $(ARCH)
 
-# The CI gate. KUnit runs on the debug kernel too; the guest checks on it (7 minutes under KASAN) are in
-# make test-debug and make test-full.
-test: host-test lint module-test dkms-test cross-check
-	@$(TOP)/scripts/test-guests.sh $(TEST_MIB) $(DISTRO_CYCLES)
+# The CI gate: host-test, lint, module-test, dkms-test and cross-check, then KUnit and the guest checks in QEMU,
+# in two lanes side by side with each step timed (scripts/test.sh). KUnit runs on the debug kernel too; the guest
+# checks on it (7 minutes under KASAN) are in make test-debug and make test-full.
+test: setup
+	@$(TOP)/scripts/test.sh $(TEST_MIB)
 	@echo "[tungro] make test: all passed"
 
 # libFuzzer on the core (scripts/fuzz.sh: TUNGRO_FUZZ_SECONDS, TUNGRO_FUZZ_RUNS), its coverage report, and the
-# skb-shape fuzzer in the KASAN kernel with FUZZ_TRAINS random trains (KUnit suite tungro_skb_fuzz).
+# skb-shape fuzzer in the KASAN kernel with FUZZ_TRAINS random trains (KUnit suite tungro_skb_fuzz), in one
+# guest per host core (scripts/skb-fuzz.sh).
 FUZZ_TRAINS ?= 100000
 fuzz: setup
 	@$(TOP)/scripts/fuzz.sh
-	@TUNGRO_VARIANT=debug TUNGRO_FUZZ_TRAINS=$(FUZZ_TRAINS) $(TOP)/scripts/kunit.sh x86_64 tungro_skb_fuzz
+	@$(TOP)/scripts/skb-fuzz.sh $(FUZZ_TRAINS)
 
-# By hand, and reported: everything of make test, the guest checks on Debian's 6.1 and 6.12 kernels with make
-# test's full 200 K06 cycles (make test runs DISTRO_CYCLES there), on the KASAN kernel, make test-kcsan, make soak,
+# By hand, and reported: everything of make test, the guest checks on Debian's 6.1 and 6.12 kernels with 200 K06
+# cycles (make test runs 50 on every kernel), on the KASAN kernel, make test-kcsan, make soak,
 # make fuzz, and the fresh-machine install check.
 test-full: test test-kcsan soak fuzz
-	@TUNGRO_KERNEL=debian-6.1 $(TOP)/scripts/guest.sh x86_64 test $(TEST_MIB)
-	@TUNGRO_KERNEL=debian $(TOP)/scripts/guest.sh x86_64 test $(TEST_MIB)
+	@TUNGRO_KERNEL=debian-6.1 TUNGRO_CYCLES=200 $(TOP)/scripts/guest.sh x86_64 test $(TEST_MIB)
+	@TUNGRO_KERNEL=debian TUNGRO_CYCLES=200 $(TOP)/scripts/guest.sh x86_64 test $(TEST_MIB)
 	@TUNGRO_VARIANT=debug $(TOP)/scripts/guest.sh x86_64 test $(TEST_MIB)
 	@$(TOP)/scripts/install-test.sh
 	@echo "[tungro] make test-full: all passed"

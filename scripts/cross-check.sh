@@ -79,7 +79,9 @@ for entry in "${matrix[@]}"; do
   fi
   read -r bits endian a32 a64 < <(target_facts "${cross}gcc")
   result="pass"
-  if ! tree=$(prepare_tree "$arch" "$karch" "$cross" "$extra" 2>"$work/$arch.prepare.err"); then
+  # stderr kept for the failure's last line and shown as it comes: a cold cache prepares nine trees, minutes
+  # each, and their progress lines are all that shows meanwhile
+  if ! tree=$(prepare_tree "$arch" "$karch" "$cross" "$extra" 2> >(tee "$work/$arch.prepare.err" >&2)); then
     result="FAIL (modules_prepare: $(tail -1 "$work/$arch.prepare.err"))"
   else
     # Each arch builds in its own copy of the sources: Kbuild writes objects next to them.

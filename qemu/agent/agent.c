@@ -8,9 +8,9 @@
  *                           counters against windows of the kernel's GRO alone, then kmemleak
  *   tungro.mib=N            MiB per stream (0 or absent: 32 for demo, 4 for test); demo: per engine and scenario
  *   tungro.irqtime=1        the kernel has CONFIG_IRQ_TIME_ACCOUNTING (the demo reports softirq time per segment)
- *   tungro.cycles=N         test, race, soak: insmod/rmmod cycles of tungro under traffic (K06; default 200)
+ *   tungro.cycles=N         test, race, soak: insmod/rmmod cycles of tungro under traffic (K06; default 50)
  *   tungro.loop_cycles=N    test, race, soak: the engine's attach/detach cycles under a stream (a multiple of 20;
- *                           default 100)
+ *                           default 60: make test; make soak runs 1000)
  *   tungro.only=GROUP       test: run one group of checks only (streams, k06, ip6, engine, irq, unbind, k01,
  *                           faults, k07, trace), for a developer's quicker turn; make test runs them all
  *   tungro.fuzz_trains=N    kunit: random trains of the skb-shape fuzzer (tungro_kunit.ko's fuzz_trains)
@@ -41,8 +41,8 @@ static const char *const test_groups[] = { "streams", "k06", "ip6", "engine", "i
 					   "k07", "trace" };
 static unsigned opt_mib;
 static unsigned opt_deadline = 3600;
-static unsigned opt_cycles = 200;
-static unsigned opt_loop_cycles = 100;
+static unsigned opt_cycles = 50;
+static unsigned opt_loop_cycles = 60;
 unsigned opt_fuzz_trains; /* kunit mode: tungro_kunit.ko's fuzz_trains (0: its default) */
 unsigned opt_bench_reps;  /* kunit mode: tungro_kunit.ko's bench_reps (0: its default) */
 unsigned opt_fuzz_seed;   /* kunit mode: tungro_kunit.ko's fuzz_seed (0: its default) */

@@ -26,7 +26,11 @@ struct Flow {
 	u8 pred_state;		// kPred*: whether pred, next and next_v hold the next segment (fastpath.hpp)
 	u8 pred_step;		// predict_step()'s layers
 	u16 pad;
-	u32 pred_in;		// the TGC_IN_* bits of kPredIn a segment it takes has: its TLS state
+	u32 pred_in;		// the TGC_IN_* bits of kPredIn a segment it takes has (its TLS state); kPredNever
+				// while OFF, so pred_candidate() fails without reading pred_state
+	u32 pred_len;		// payload_off + gso_size: a predicted segment's pkt_len
+	u16 pred_id[2], pred_sum[2];	// per layer, host order: the predicted ID and ~checksum (predict_step)
+	tgc_merge pm;		// the predicted segment's merge record but for held_len
 	tgc_pkt first;
 	tgc_pkt next;		// the predicted next segment's record (predict_next) ...
 	tgc_verdict next_v;
@@ -39,6 +43,15 @@ struct Flow {
 // joined pays nothing for it; ON: made, kept up at every merge; OFF: none (no packet, or nothing to predict).
 constexpr u8 kPredOff = 0, kPredOn = 1, kPredLazy = 2;
 constexpr u32 kPredIn = kPredRefuse | TGC_IN_TLS_STATE;
+constexpr u32 kPredNever = ~0u; // Flow::pred_in while OFF: no segment's in & kPredIn is
+static_assert((kPredIn & kPredNever) != kPredNever, "kPredNever is no segment's bits");
+
+// Flow @f without a prediction (a packet completed or closed, nothing to predict, or TGC_ENGINE_NO_FASTPATH).
+inline void pred_off(Flow *f)
+{
+	f->pred_state = kPredOff;
+	f->pred_in = kPredNever;
+}
 
 } // namespace
 
@@ -60,7 +73,8 @@ struct tgc_engine {
 	u32 buckets, nflows, flags;
 	u32 serial;
 	tgc_engine_stats st;
-	u32 recent[kRecent];	// 1 + slot index of a flow by recent_key(), or 0
+	u32 pred_merged;	// merges of the predicted stage: segs, merged, fastpath, reasons[0] (get_stats)
+	Flow *recent[kRecent];	// a flow by recent_key(), or nullptr
 };
 
 namespace {
@@ -87,7 +101,7 @@ inline u32 recent_key(const u8 *hdr, u32 tcp_off)
 // Held flow @f as recent[]'s entry for its own key.
 void remember(tgc_engine *e, const Flow *f)
 {
-	e->recent[recent_key(f->hdr, f->first.tcp_off)] = static_cast<u32>(f - e->flows) + 1;
+	e->recent[recent_key(f->hdr, f->first.tcp_off)] = const_cast<Flow *>(f);
 }
 
 bool older(u32 a, u32 b) { return static_cast<__INT32_TYPE__>(a - b) < 0; }
@@ -119,7 +133,7 @@ void complete(tgc_engine *e, Flow *f, u8 why)
 	d.pad[0] = d.pad[1] = 0;
 	void *held = f->held;
 	f->held = nullptr;
-	f->pred_state = kPredOff;
+	pred_off(f);
 	e->st.completed++;
 	e->st.held_now--;
 	if (why == TGC_DONE_EVICT)
@@ -207,7 +221,7 @@ __attribute__((always_inline)) inline int rx_append(void *ctx, void *held, const
 		f->hdr[m.flags_off] |= m.held_flags;
 	// The next segment, for the predicted stage (FIN/PSH carried: the packet is complete, nothing to predict).
 	if (m.held_flags || (f->pred_state == kPredOn && !predict_next(*f)))
-		f->pred_state = kPredOff;
+		pred_off(f);
 	return 0;
 }
 
@@ -257,8 +271,7 @@ public:
 		if (!fast_shape(seg, in, f->first))
 			return nullptr;
 		if (!f->held || !template_match(seg->hdr, f->hdr, f->first)) {
-			const u32 slot = e->recent[recent_key(seg->hdr, f->first.tcp_off)];
-			Flow *g = slot ? e->flows + (slot - 1) : nullptr;
+			Flow *g = e->recent[recent_key(seg->hdr, f->first.tcp_off)];
 			if (!g || g == f || !g->held || !fast_shape(seg, in, g->first) ||
 			    !template_match(seg->hdr, g->hdr, g->first))
 				return nullptr;
@@ -288,31 +301,43 @@ private:
 	Rx *rx_;
 };
 
+// The prediction of LAZY flow @f, when a segment that may be its next one comes (pred_candidate()): out of the
+// receive loop, once a held packet. Whether it is ON.
+__attribute__((noinline)) bool start_prediction(Flow *f)
+{
+	if (predict_start(*f) && predict_next(*f)) {
+		f->pred_state = kPredOn;
+		return true;
+	}
+	pred_off(f);
+	return false;
+}
+
 // Whether @seg (pred_shape(), TGC_IN_* bits @in of kPredIn) is held flow @f's predicted next segment, making the
 // prediction first when it is LAZY and the segment is a candidate for it.
 __attribute__((always_inline)) inline bool predicted_of(const tgc_seg *seg, u32 in, Flow *f)
 {
-	if (f->pred_state == kPredOff || in != f->pred_in || !pred_candidate(seg, *f))
+	if (!pred_candidate(seg, in, *f)) // an OFF flow's pred_in is kPredNever
 		return false;
-	if (f->pred_state == kPredLazy)
-		f->pred_state = predict_start(*f) && predict_next(*f) ? kPredOn : kPredOff;
-	return f->pred_state == kPredOn && predicted(seg, *f);
+	if (__builtin_expect(f->pred_state != kPredOn, 0) && !start_prediction(f))
+		return false;
+	return predicted(seg, *f);
 }
 
 // The predicted stage's flow (fastpath.hpp): the one whose predicted next segment @seg is, among the previous
 // segment's flow and the one recent[] names for it, as EngineOps::expected() picks its candidates and for the same
 // reasons (a segment equal to a held flow's prediction matches its template); nullptr when neither.
+// TGC_ENGINE_NO_FASTPATH: no flow has a prediction (hold()).
 __attribute__((always_inline)) inline Flow *predicted_flow(tgc_engine *e, const tgc_seg *seg)
 {
 	Flow *f = e->last;
 	const u32 in = seg->in & kPredIn; // none of kPredRefuse, and the flow's TLS state
-	if (!f || (e->flags & TGC_ENGINE_NO_FASTPATH) || !pred_shape(seg))
+	if (!f || !pred_shape(seg))
 		return nullptr;
 	if (!predicted_of(seg, in, f)) {
 		if (seg->hdr_len < f->first.tcp_off + 4u) // recent_key()'s bytes at f's layout (tcp_off >= 20)
 			return nullptr;
-		const u32 slot = e->recent[recent_key(seg->hdr, f->first.tcp_off)];
-		Flow *g = slot ? e->flows + (slot - 1) : nullptr;
+		Flow *g = e->recent[recent_key(seg->hdr, f->first.tcp_off)];
 		if (!g || g == f || !predicted_of(seg, in, g))
 			return nullptr;
 		f = g;
@@ -349,12 +374,17 @@ void hold(tgc_engine *e, const Rx &rx, const tgc_pkt &pkt)
 	f->gso_size = static_cast<u16>(pkt.gso_size ? pkt.gso_size : pkt.payload_len);
 	f->id_state = 0;
 	f->tls = (rx.in & TGC_IN_TLS_STATE) != 0;
-	f->pred_in = rx.in & TGC_IN_TLS_STATE;
 	f->bucket = static_cast<u8>(rx.bucket);
 	e->last = f;
 	f->first = pkt;
 	__builtin_memcpy(f->hdr, rx.seg->hdr, pkt.payload_off); // payload_off <= TGC_MAX_HDR_BYTES (tgc_parse)
-	f->pred_state = kPredLazy;
+	f->pred_len = static_cast<u32>(pkt.payload_off) + f->gso_size;
+	if (e->flags & TGC_ENGINE_NO_FASTPATH) {
+		pred_off(f);
+	} else {
+		f->pred_state = kPredLazy;
+		f->pred_in = rx.in & TGC_IN_TLS_STATE;
+	}
 	remember(e, f);
 	if (++e->st.held_now > e->st.held_max)
 		e->st.held_max = e->st.held_now;
@@ -415,10 +445,13 @@ extern "C" tgc_engine *tgc_engine_init(void *mem, u32 size, u32 buckets, u32 flo
 	e->serial = 0;
 	e->last = nullptr;
 	e->st = tgc_engine_stats{};
-	for (u32 &slot : e->recent)
-		slot = 0;
-	for (u32 i = 0; i < buckets * flows; i++)
+	e->pred_merged = 0;
+	for (Flow *&slot : e->recent)
+		slot = nullptr;
+	for (u32 i = 0; i < buckets * flows; i++) {
 		e->flows[i].held = nullptr;
+		pred_off(&e->flows[i]);
+	}
 	return e;
 }
 
@@ -498,31 +531,23 @@ __attribute__((always_inline)) inline void receive_one(tgc_engine *e, const tgc_
 	// the caller's op and the flow's own state are written, the result record only when the caller asks for it.
 	Flow *p = predicted_flow(e, seg);
 	if (p) {
-		const u32 held_len = p->total_len, payload = p->gso_size;
-		tgc_merge m;
-		m.pkt = &p->next;
-		m.held_len = held_len;
-		m.flags_off = static_cast<u16>(p->first.tcp_off + TGC_TCP_FLAGS_OFF);
-		m.held_flags = 0; // next_v's: no FIN or PSH (predict_start)
-		m.id_state = p->next_v.id_state;
-		m.fixedid = p->next_v.fixedid;
-		m.pad[0] = m.pad[1] = m.pad[2] = 0;
-		if (e->ops->append(e->ctx, p->held, cookie, &m) == 0) {
+		// The flow's merge record (h.pm) but for the bytes held so far; the flow is the engine's, never the
+		// caller's, so its lengths are read again after the op.
+		p->pm.held_len = p->total_len;
+		if (e->ops->append(e->ctx, p->held, cookie, &p->pm) == 0) {
 			// As rx_append and receive_slow()'s bookkeeping for a fast MERGE that leaves the packet open.
-			p->total_len = held_len + payload;
+			const u32 payload = p->gso_size;
+			p->total_len += payload;
 			p->payload_len += payload;
 			p->count++;
-			p->id_state = p->next_v.id_state;
+			p->id_state = p->pm.id_state;
 			e->last = p;
-			e->st.segs++;
-			e->st.merged++;
-			e->st.fastpath++;
-			e->st.reasons[TGC_R_NONE]++;
+			e->pred_merged++;
 			if (r_out) {
 				r_out->held = p->held;
 				r_out->pkt = p->next;
 				r_out->v = p->next_v;
-				r_out->flags_off = m.flags_off;
+				r_out->flags_off = p->pm.flags_off;
 				r_out->parsed = 1;
 				r_out->located = r_out->foreign = r_out->retried = 0;
 				r_out->pad[0] = r_out->pad[1] = 0;
@@ -562,4 +587,9 @@ extern "C" void tgc_engine_flush_before(tgc_engine *e, u32 time)
 extern "C" void tgc_engine_get_stats(const tgc_engine *e, tgc_engine_stats *s)
 {
 	*s = e->st;
+	// The predicted stage counts its merges once (receive_one()); each is a segment, merged, by a fast stage.
+	s->segs += e->pred_merged;
+	s->merged += e->pred_merged;
+	s->fastpath += e->pred_merged;
+	s->reasons[TGC_R_NONE] += e->pred_merged;
 }

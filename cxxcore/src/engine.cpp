@@ -20,14 +20,14 @@ struct Flow {
 	u32 hash;
 	u32 serial;		// hold order: the oldest of a bucket has the smallest (wrapping compare)
 	u32 age;		// tgc_seg.time at hold
-	u32 total_len, payload_len;
-	u16 count, gso_size;
+	u32 total_len;
+	u16 count, gso_size;	// (apart from total_len: g++ made vector code of the two lengths' adds)
+	u32 payload_len;
 	u8 id_state, tls, bucket;	// bucket: its index (buckets <= 256)
-	u8 pred_state;		// kPred*: whether pred, next and next_v hold the next segment (fastpath.hpp)
 	u8 pred_step;		// predict_step()'s layers
-	u16 pad;
-	u32 pred_in;		// the TGC_IN_* bits of kPredIn a segment it takes has (its TLS state); kPredNever
-				// while OFF, so pred_candidate() fails without reading pred_state
+	u8 pad[3];
+	u32 pred_in;		// the TGC_IN_* bits of kPredIn a segment it takes has (its TLS state), and the
+				// prediction's state: | kPredLazy while LAZY, kPredNever while OFF
 	u32 pred_len;		// payload_off + gso_size: a predicted segment's pkt_len
 	u16 pred_id[2], pred_sum[2];	// per layer, host order: the predicted ID and ~checksum (predict_step)
 	tgc_merge pm;		// the predicted segment's merge record but for held_len
@@ -38,19 +38,24 @@ struct Flow {
 	u8 hdr[TGC_MAX_HDR_BYTES];
 };
 
-// Flow::pred_state. LAZY from the hold: the prediction is made when a segment of the flow's layout and ports
-// comes (IDs predicted incrementing at the first merge, so that one is a predicted merge too), so a flow never
-// joined pays nothing for it; ON: made, kept up at every merge; OFF: none (no packet, or nothing to predict).
-constexpr u8 kPredOff = 0, kPredOn = 1, kPredLazy = 2;
+// The prediction's state, in Flow::pred_in. LAZY from the hold: the prediction is made when a segment of the
+// flow's layout and ports comes (IDs predicted incrementing at the first merge, so that one is a predicted merge
+// too), so a flow never joined pays nothing for it; ON (the bits alone): made, kept up at every merge; OFF: none
+// (no packet, nothing to predict, or TGC_ENGINE_NO_FASTPATH). A segment's bits equal only an ON flow's, so one
+// compare tests both.
 constexpr u32 kPredIn = kPredRefuse | TGC_IN_TLS_STATE;
-constexpr u32 kPredNever = ~0u; // Flow::pred_in while OFF: no segment's in & kPredIn is
-static_assert((kPredIn & kPredNever) != kPredNever, "kPredNever is no segment's bits");
+constexpr u32 kPredLazy = 1u << 31, kPredNever = ~0u;
+static_assert(!(kPredIn & kPredLazy), "kPredLazy and kPredNever are no segment's bits");
 
 // Flow @f without a prediction (a packet completed or closed, nothing to predict, or TGC_ENGINE_NO_FASTPATH).
 inline void pred_off(Flow *f)
 {
-	f->pred_state = kPredOff;
 	f->pred_in = kPredNever;
+}
+
+inline bool pred_on(const Flow *f)
+{
+	return !(f->pred_in & kPredLazy);
 }
 
 } // namespace
@@ -220,7 +225,7 @@ __attribute__((always_inline)) inline int rx_append(void *ctx, void *held, const
 	if (m.flags_off < f->first.payload_off)
 		f->hdr[m.flags_off] |= m.held_flags;
 	// The next segment, for the predicted stage (FIN/PSH carried: the packet is complete, nothing to predict).
-	if (m.held_flags || (f->pred_state == kPredOn && !predict_next(*f)))
+	if (m.held_flags || (pred_on(f) && !predict_next(*f)))
 		pred_off(f);
 	return 0;
 }
@@ -306,7 +311,7 @@ private:
 __attribute__((noinline)) bool start_prediction(Flow *f)
 {
 	if (predict_start(*f) && predict_next(*f)) {
-		f->pred_state = kPredOn;
+		f->pred_in &= ~kPredLazy;
 		return true;
 	}
 	pred_off(f);
@@ -317,10 +322,12 @@ __attribute__((noinline)) bool start_prediction(Flow *f)
 // prediction first when it is LAZY and the segment is a candidate for it.
 __attribute__((always_inline)) inline bool predicted_of(const tgc_seg *seg, u32 in, Flow *f)
 {
-	if (!pred_candidate(seg, in, *f)) // an OFF flow's pred_in is kPredNever
+	if (__builtin_expect(in == f->pred_in, 1)) { // ON
+		if (!pred_candidate(seg, *f))
+			return false;
+	} else if ((in | kPredLazy) != f->pred_in || !pred_candidate(seg, *f) || !start_prediction(f)) {
 		return false;
-	if (__builtin_expect(f->pred_state != kPredOn, 0) && !start_prediction(f))
-		return false;
+	}
 	return predicted(seg, *f);
 }
 
@@ -379,12 +386,7 @@ void hold(tgc_engine *e, const Rx &rx, const tgc_pkt &pkt)
 	f->first = pkt;
 	__builtin_memcpy(f->hdr, rx.seg->hdr, pkt.payload_off); // payload_off <= TGC_MAX_HDR_BYTES (tgc_parse)
 	f->pred_len = static_cast<u32>(pkt.payload_off) + f->gso_size;
-	if (e->flags & TGC_ENGINE_NO_FASTPATH) {
-		pred_off(f);
-	} else {
-		f->pred_state = kPredLazy;
-		f->pred_in = rx.in & TGC_IN_TLS_STATE;
-	}
+	f->pred_in = (e->flags & TGC_ENGINE_NO_FASTPATH) ? kPredNever : (rx.in & TGC_IN_TLS_STATE) | kPredLazy;
 	remember(e, f);
 	if (++e->st.held_now > e->st.held_max)
 		e->st.held_max = e->st.held_now;
@@ -457,30 +459,39 @@ extern "C" tgc_engine *tgc_engine_init(void *mem, u32 size, u32 buckets, u32 flo
 
 namespace {
 
-// tgc_engine_receive() but for a merge of the predicted stage; @p: the flow of the stage's segment whose append
-// failed, or nullptr.
+// tgc_engine_receive() but for a merge of the predicted stage. @p: the flow whose predicted segment @seg is, when
+// the stage could not merge it: @retry, the caller's append failed; else the segment would take the packet to 64
+// KiB. Either is decided on the prediction's record, as the loop would decide it: the parse gives that record (the
+// prediction is the fast stage's record of such a segment), find returns @p (the segment matches its template:
+// one held packet per flow, EngineOps::expected()), and the TGC_IN_* bits are none of kPredRefuse (the lengths
+// are exact: no outer flush; no DECRYPTED: pred_in holds the flow's TLS state).
 __attribute__((noinline)) void receive_slow(tgc_engine *e, const tgc_seg *seg, void *cookie, tgc_rx_result *r_out,
-					    Flow *p)
+					    Flow *p, bool retry)
 {
 	Rx rx{e, seg, cookie, seg->in, 0, 0};
 	tgc_rx_result r;
-	bool fast;
+	bool fast = false, decided = false;
 	if (p) {
-		// The buffers could not take the predicted segment: decided again as one that may not merge, as
-		// append_stage() does after the fast stage (whose record the predicted stage's is).
+		// A failed append: decided again as one that may not merge, as append_stage() does after the fast
+		// stage. The 64 KiB: decided as the full stage would (a MERGE, never given, would take the loop).
 		r.held = p;
 		r.pkt = p->next;
 		r.flags_off = 0;
-		r.parsed = r.retried = 1;
+		r.parsed = 1;
+		r.retried = retry;
 		r.located = r.foreign = 0;
 		r.pad[0] = r.pad[1] = 0;
 		tgc_held held;
 		::held_of(p, seg->in, &held);
-		decide(&r.pkt, seg->hdr, &held, (seg->in & kDecideBits) | TGC_IN_NOMERGE, &r.v);
+		decide(&r.pkt, seg->hdr, &held, (seg->in & kDecideBits) | (retry ? TGC_IN_NOMERGE : 0), &r.v);
 		rx.hash = p->hash;
 		rx.bucket = p->bucket;
-		fast = true;
-	} else {
+		decided = retry || r.v.action != TGC_MERGE;
+		fast = retry;
+		if (decided)
+			e->last = p; // as rx_find leaves it
+	}
+	if (!decided) {
 		EngineOps ops(&rx);
 		fast = receive(seg, seg->in, e->flags & kParseIPv4Options, ops, &r);
 	}
@@ -530,6 +541,10 @@ __attribute__((always_inline)) inline void receive_one(tgc_engine *e, const tgc_
 	// The predicted stage (fastpath.hpp): a MERGE with the record written ahead, in the fewest instructions: only
 	// the caller's op and the flow's own state are written, the result record only when the caller asks for it.
 	Flow *p = predicted_flow(e, seg);
+	if (p && __builtin_expect(!pred_fits(*p), 0)) {
+		receive_slow(e, seg, cookie, r_out, p, false);
+		return;
+	}
 	if (p) {
 		// The flow's merge record (h.pm) but for the bytes held so far; the flow is the engine's, never the
 		// caller's, so its lengths are read again after the op.
@@ -556,7 +571,7 @@ __attribute__((always_inline)) inline void receive_one(tgc_engine *e, const tgc_
 			return;
 		}
 	}
-	receive_slow(e, seg, cookie, r_out, p);
+	receive_slow(e, seg, cookie, r_out, p, p != nullptr); // p: its append failed
 }
 
 } // namespace

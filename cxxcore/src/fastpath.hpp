@@ -171,7 +171,7 @@ __attribute__((always_inline)) static inline bool fast_merge(const tgc_seg *seg,
  * (predict_next(), or predict_step() after a predicted merge); a segment whose header bytes equal h.pred's but for
  * the TCP checksum then merges on one compare (predicted()), with that record (and h.pm, the merge record of it
  * but for held_len). The IDs and checksums stepped are kept in host order too (h.pred_id, h.pred_sum), so a step
- * only stores them; the caller keeps h.pred_in and h.pred_len (pred_candidate()). Why such a segment is exactly one
+ * only stores them; the caller keeps h.pred_len (pred_candidate()). Why such a segment is exactly one
  * fast_merge() accepts, with that record, so one the full stage merges:
  *   template   h.pred is the template h.hdr with only masked fields rewritten (the sequence; per IPv4 layer the ID
  *              and header checksum), so template_match() holds; predict_start() copies it while its flags byte
@@ -187,7 +187,7 @@ __attribute__((always_inline)) static inline bool fast_merge(const tgc_seg *seg,
  *   checksum   RFC 1624's eqn. 3 for that ID from the template's (predict_step(): from the previous prediction,
  *              the ID one up), so ipv4_sum_kept() holds: HC' + ID' = HC + ID modulo 0xffff;
  *   the rest   at the segment: pred_shape() and pred_candidate() (fast_shape()'s conditions, hdr_len <= pkt_len),
- *              the 64 KiB (predicted()), no kPredRefuse bit (TGC_IN_CSUM_CHECK included: the fast stage checks the
+ *              the 64 KiB (pred_fits()), no kPredRefuse bit (TGC_IN_CSUM_CHECK included: the fast stage checks the
  *              sum); the caller's candidate conditions (EngineOps::expected()'s) are its own.
  * h.next_v is merge_verdict()'s record for such a segment: no end flag, payload the MSS, TCP, so only id_state and
  * fixedid vary. A mismatch proves nothing: the segment goes to the fast and full stages, unchanged (a fixed ID at
@@ -354,30 +354,32 @@ __attribute__((always_inline)) static inline bool pred_shape(const tgc_seg *seg)
 	return !seg->gso_size && seg->hdr;
 }
 
-// Whether @seg (pred_shape()), with @in its TGC_IN_* bits the predicted stage reads, may be held packet @h's predicted next
-// segment: a wire segment with h's encap (so its layout to read), pkt_len h.pred_len (payload_off + gso_size),
-// its headers in the view (hdr_len from payload_off to pkt_len, as fast_shape() and parse() require: one unsigned
-// compare), @in h.pred_in (the caller's: none of kPredRefuse, its own state; never equal while h has no
-// prediction) and h's ports (another flow differs there). What makes reading its headers at h's offsets safe
-// (predicted(), predict_start()).
-template <class Held>
-__attribute__((always_inline)) static inline bool pred_candidate(const tgc_seg *seg, u32 in, const Held &h)
+// Whether @seg (pred_shape()) may be held packet @h's predicted next segment, its TGC_IN_* bits being the ones h
+// takes (the caller's test: none of kPredRefuse, and its own state): a wire segment with h's encap (so its layout
+// to read), pkt_len h.pred_len (payload_off + gso_size), its headers in the view (hdr_len from payload_off to
+// pkt_len, as fast_shape() and parse() require: one unsigned compare) and h's ports (another flow differs there).
+// What makes reading its headers at h's offsets safe (predicted(), predict_start()).
+template <class Held> __attribute__((always_inline)) static inline bool pred_candidate(const tgc_seg *seg, const Held &h)
 {
 	const tgc_pkt &first = h.first;
-	return in == h.pred_in && seg->pkt_len == h.pred_len && seg->hdr_len - first.payload_off <= h.gso_size &&
-	       seg->encap == first.encap && raw32(seg->hdr + first.tcp_off) == raw32(h.hdr + first.tcp_off);
+	return seg->pkt_len == h.pred_len && h.pred_len - seg->hdr_len <= h.gso_size && seg->encap == first.encap &&
+	       raw32(seg->hdr + first.tcp_off) == raw32(h.hdr + first.tcp_off);
 }
 
-// Whether @seg (pred_candidate() of @h) is the predicted next segment of @h: every header byte h.pred's but the
-// TCP checksum, and the aggregate below 64 KiB. The segment's TCP checksum is copied into h.pred (not a GRO rule;
-// nothing reads that field there), so that [0, payload_off) is one compare.
+// Whether @seg (pred_candidate() of @h) is the predicted next segment of @h, but for the 64 KiB (pred_fits()):
+// every header byte h.pred's but the TCP checksum. The segment's TCP checksum is copied into h.pred (not a GRO
+// rule; nothing reads that field there), so that [0, payload_off) is one compare.
 template <class Held> __attribute__((always_inline)) static inline bool predicted(const tgc_seg *seg, Held &h)
 {
 	const tgc_pkt &first = h.first;
 	const u32 csum = first.tcp_off + tcp::kCheck;
 	__builtin_memcpy(h.pred + csum, seg->hdr + csum, 2); // bytes: no alignment assumed
-	if (pred_diff(seg->hdr, h.pred, first.payload_off))
-		return false;
+	return !pred_diff(seg->hdr, h.pred, first.payload_off);
+}
+
+// Whether h's predicted segment keeps the aggregate below 64 KiB (merge_flush's SIZE).
+template <class Held> __attribute__((always_inline)) static inline bool pred_fits(const Held &h)
+{
 	return h.total_len + h.gso_size < TGC_MAX_GRO_BYTES;
 }
 

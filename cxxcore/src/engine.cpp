@@ -80,6 +80,7 @@ struct tgc_engine {
 	tgc_engine_stats st;
 	u32 pred_merged;	// merges of the predicted stage: segs, merged, fastpath, reasons[0] (get_stats)
 	Flow *recent[kRecent];	// a flow by recent_key(), or nullptr
+	u16 held_in[kMaxBuckets];	// held packets per bucket: a lookup or flush skips an empty one
 };
 
 namespace {
@@ -139,6 +140,7 @@ void complete(tgc_engine *e, Flow *f, u8 why)
 	void *held = f->held;
 	f->held = nullptr;
 	pred_off(f);
+	e->held_in[f->bucket]--;
 	e->st.completed++;
 	e->st.held_now--;
 	if (why == TGC_DONE_EVICT)
@@ -186,6 +188,8 @@ void *rx_find(void *ctx, const tgc_pkt *pkt, const u8 *hdr, tgc_held *held)
 		// core (32-bit ARM and m68k would call libgcc helpers the kernel may not have), so buckets is a power of
 		// two.
 		rx->bucket = rx->hash & (e->buckets - 1);
+		if (!e->held_in[rx->bucket])
+			return nullptr;
 		Flow *b = e->flows + static_cast<__SIZE_TYPE__>(rx->bucket) * e->nflows;
 		for (f = b; f < b + e->nflows; f++)
 			if (f->hash == rx->hash && is_flow_of(f, pkt, hdr))
@@ -388,6 +392,7 @@ void hold(tgc_engine *e, const Rx &rx, const tgc_pkt &pkt)
 	f->pred_len = static_cast<u32>(pkt.payload_off) + f->gso_size;
 	f->pred_in = (e->flags & TGC_ENGINE_NO_FASTPATH) ? kPredNever : (rx.in & TGC_IN_TLS_STATE) | kPredLazy;
 	remember(e, f);
+	e->held_in[rx.bucket]++;
 	if (++e->st.held_now > e->st.held_max)
 		e->st.held_max = e->st.held_now;
 }
@@ -396,7 +401,7 @@ void hold(tgc_engine *e, const Rx &rx, const tgc_pkt &pkt)
 void flush_bucket(tgc_engine *e, u32 bucket, bool all, u32 before)
 {
 	Flow *b = e->flows + static_cast<__SIZE_TYPE__>(bucket) * e->nflows;
-	for (;;) {
+	while (e->held_in[bucket]) {
 		Flow *oldest = nullptr;
 		for (u32 i = 0; i < e->nflows; i++)
 			if (b[i].held && (all || older(b[i].age, before)) && (!oldest || older(b[i].serial, oldest->serial)))
@@ -450,6 +455,8 @@ extern "C" tgc_engine *tgc_engine_init(void *mem, u32 size, u32 buckets, u32 flo
 	e->pred_merged = 0;
 	for (Flow *&slot : e->recent)
 		slot = nullptr;
+	for (u16 &n : e->held_in)
+		n = 0;
 	for (u32 i = 0; i < buckets * flows; i++) {
 		e->flows[i].held = nullptr;
 		pred_off(&e->flows[i]);

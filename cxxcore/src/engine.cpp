@@ -94,6 +94,7 @@ struct Rx {
 	void *cookie;
 	u32 in;		// seg->in, with the engine's own outer flush bit once the full parse runs
 	u32 hash, bucket;
+	bool fast;	// false: the predicted stage ruled out both of the fast stage's candidates
 };
 
 // The recent[] index of headers @hdr laid out with TCP at @tcp_off: the ports and bytes 12-15 (the IPv4 source
@@ -296,7 +297,7 @@ public:
 	// The fast stage on that candidate (none without a previous flow, or with TGC_ENGINE_NO_FASTPATH).
 	__attribute__((always_inline)) bool fast(const tgc_seg *seg, u32 in, tgc_rx_result *r) const
 	{
-		if (!rx_->e->last || (rx_->e->flags & TGC_ENGINE_NO_FASTPATH))
+		if (!rx_->fast || !rx_->e->last || (rx_->e->flags & TGC_ENGINE_NO_FASTPATH))
 			return false;
 		Flow *f = expected(seg, in);
 		if (!f || !fast_merge(seg, in, *f, r))
@@ -323,39 +324,56 @@ __attribute__((noinline)) bool start_prediction(Flow *f)
 }
 
 // Whether @seg (pred_shape(), TGC_IN_* bits @in of kPredIn) is held flow @f's predicted next segment, making the
-// prediction first when it is LAZY and the segment is a candidate for it.
-__attribute__((always_inline)) inline bool predicted_of(const tgc_seg *seg, u32 in, Flow *f)
+// prediction first when it is LAZY and the segment is a candidate for it: 1, or 0; -1 when its ports are not f's
+// (read at f's layout), which rules f out of EngineOps::expected() too (its template_match() fails there).
+__attribute__((always_inline)) inline int predicted_of(const tgc_seg *seg, u32 in, Flow *f)
 {
-	if (__builtin_expect(in == f->pred_in, 1)) { // ON
-		if (!pred_candidate(seg, *f))
-			return false;
-	} else if ((in | kPredLazy) != f->pred_in || !pred_candidate(seg, *f) || !start_prediction(f)) {
-		return false;
-	}
-	return predicted(seg, *f);
+	if (!pred_shape_of(seg, *f))
+		return 0;
+	if (!pred_ports(seg, *f))
+		return -1;
+	if (seg->encap != f->first.encap)
+		return 0;
+	if (__builtin_expect(in != f->pred_in, 0) && ((in | kPredLazy) != f->pred_in || !start_prediction(f)))
+		return 0; // an OFF flow's pred_in is kPredNever
+	return predicted(seg, *f) ? 1 : 0;
 }
+
+// What the predicted stage found for a segment: the flow whose predicted next segment it is, or none; and whether
+// the fast stage may still have a candidate for it (false when it has ruled out both of expected()'s).
+struct Predicted {
+	Flow *p;
+	bool fast;
+};
 
 // The predicted stage's flow (fastpath.hpp): the one whose predicted next segment @seg is, among the previous
 // segment's flow and the one recent[] names for it, as EngineOps::expected() picks its candidates and for the same
-// reasons (a segment equal to a held flow's prediction matches its template); nullptr when neither.
+// reasons (a segment equal to a held flow's prediction matches its template). Tried the ports first after the
+// shape (what tells interleaved flows apart), which also tells when neither is expected()'s: it returns nullptr
+// where fast_shape() fails on the first (too few bytes for its ports), and takes the second only when the first's
+// ports differ (or it holds nothing), and that only when held with the segment's ports at its layout.
 // TGC_ENGINE_NO_FASTPATH: no flow has a prediction (hold()).
-__attribute__((always_inline)) inline Flow *predicted_flow(tgc_engine *e, const tgc_seg *seg)
+__attribute__((always_inline)) inline Predicted predicted_flow(tgc_engine *e, const tgc_seg *seg)
 {
 	Flow *f = e->last;
 	const u32 in = seg->in & kPredIn; // none of kPredRefuse, and the flow's TLS state
 	if (!f || !pred_shape(seg))
-		return nullptr;
-	if (!predicted_of(seg, in, f)) {
+		return {nullptr, true};
+	const int rf = predicted_of(seg, in, f);
+	if (rf <= 0) {
 		if (seg->hdr_len < f->first.tcp_off + 4u) // recent_key()'s bytes at f's layout (tcp_off >= 20)
-			return nullptr;
+			return {nullptr, false};
 		Flow *g = e->recent[recent_key(seg->hdr, f->first.tcp_off)];
-		if (!g || g == f || !predicted_of(seg, in, g))
-			return nullptr;
+		if (!g || g == f)
+			return {nullptr, rf == 0};
+		const int rg = predicted_of(seg, in, g);
+		if (rg <= 0)
+			return {nullptr, rf == 0 || (rg == 0 && g->held)};
 		f = g;
 	}
 	if ((e->flags & TGC_ENGINE_CALLER_HASH) && f->hash != seg->hash)
-		return nullptr;
-	return f;
+		return {nullptr, true};
+	return {f, true};
 }
 
 // A free slot of the bucket, after completing its oldest flow when there is none.
@@ -473,9 +491,9 @@ namespace {
 // one held packet per flow, EngineOps::expected()), and the TGC_IN_* bits are none of kPredRefuse (the lengths
 // are exact: no outer flush; no DECRYPTED: pred_in holds the flow's TLS state).
 __attribute__((noinline)) void receive_slow(tgc_engine *e, const tgc_seg *seg, void *cookie, tgc_rx_result *r_out,
-					    Flow *p, bool retry)
+					    Flow *p, bool retry, bool fast_stage)
 {
-	Rx rx{e, seg, cookie, seg->in, 0, 0};
+	Rx rx{e, seg, cookie, seg->in, 0, 0, fast_stage};
 	tgc_rx_result r;
 	bool fast = false, decided = false;
 	if (p) {
@@ -547,12 +565,17 @@ __attribute__((always_inline)) inline void receive_one(tgc_engine *e, const tgc_
 {
 	// The predicted stage (fastpath.hpp): a MERGE with the record written ahead, in the fewest instructions: only
 	// the caller's op and the flow's own state are written, the result record only when the caller asks for it.
-	Flow *p = predicted_flow(e, seg);
-	if (p && __builtin_expect(!pred_fits(*p), 0)) {
-		receive_slow(e, seg, cookie, r_out, p, false);
+	const Predicted found = predicted_flow(e, seg);
+	Flow *p = found.p;
+	if (!p) {
+		receive_slow(e, seg, cookie, r_out, nullptr, false, found.fast);
 		return;
 	}
-	if (p) {
+	if (__builtin_expect(!pred_fits(*p), 0)) {
+		receive_slow(e, seg, cookie, r_out, p, false, true);
+		return;
+	}
+	{
 		// The flow's merge record (h.pm) but for the bytes held so far; the flow is the engine's, never the
 		// caller's, so its lengths are read again after the op.
 		p->pm.held_len = p->total_len;
@@ -578,7 +601,7 @@ __attribute__((always_inline)) inline void receive_one(tgc_engine *e, const tgc_
 			return;
 		}
 	}
-	receive_slow(e, seg, cookie, r_out, p, p != nullptr); // p: its append failed
+	receive_slow(e, seg, cookie, r_out, p, true, true); // its append failed
 }
 
 } // namespace

@@ -354,16 +354,28 @@ __attribute__((always_inline)) static inline bool pred_shape(const tgc_seg *seg)
 	return !seg->gso_size && seg->hdr;
 }
 
-// Whether @seg (pred_shape()) may be held packet @h's predicted next segment, its TGC_IN_* bits being the ones h
-// takes (the caller's test: none of kPredRefuse, and its own state): a wire segment with h's encap (so its layout
-// to read), pkt_len h.pred_len (payload_off + gso_size), its headers in the view (hdr_len from payload_off to
-// pkt_len, as fast_shape() and parse() require: one unsigned compare) and h's ports (another flow differs there).
-// What makes reading its headers at h's offsets safe (predicted(), predict_start()).
+// Whether @seg (pred_shape()) has held packet @h's shape for its predicted next segment: pkt_len h.pred_len
+// (payload_off + gso_size) and its headers in the view (hdr_len from payload_off to pkt_len, as fast_shape() and
+// parse() require: one unsigned compare). What makes reading its headers at h's offsets safe (pred_ports(),
+// predicted(), predict_start()).
+template <class Held> __attribute__((always_inline)) static inline bool pred_shape_of(const tgc_seg *seg, const Held &h)
+{
+	return seg->pkt_len == h.pred_len && h.pred_len - seg->hdr_len <= h.gso_size;
+}
+
+// Whether @seg (pred_shape_of() @h, or at least tcp_off + 4 bytes in its view) has held packet @h's ports at h's
+// layout: another flow differs there, so this is the test that tells flows apart.
+template <class Held> __attribute__((always_inline)) static inline bool pred_ports(const tgc_seg *seg, const Held &h)
+{
+	const u32 toff = h.first.tcp_off;
+	return raw32(seg->hdr + toff) == raw32(h.hdr + toff);
+}
+
+// Whether @seg may be held packet @h's predicted next segment: pred_shape_of() and pred_ports(), h's encap (so
+// its layout), and its TGC_IN_* bits the ones h takes (the caller's test: none of kPredRefuse, and its own state).
 template <class Held> __attribute__((always_inline)) static inline bool pred_candidate(const tgc_seg *seg, const Held &h)
 {
-	const tgc_pkt &first = h.first;
-	return seg->pkt_len == h.pred_len && h.pred_len - seg->hdr_len <= h.gso_size && seg->encap == first.encap &&
-	       raw32(seg->hdr + first.tcp_off) == raw32(h.hdr + first.tcp_off);
+	return pred_shape_of(seg, h) && pred_ports(seg, h) && seg->encap == h.first.encap;
 }
 
 // Whether @seg (pred_candidate() of @h) is the predicted next segment of @h, but for the 64 KiB (pred_fits()):

@@ -421,9 +421,15 @@ void flush_bucket(tgc_engine *e, u32 bucket, bool all, u32 before)
 	Flow *b = e->flows + static_cast<__SIZE_TYPE__>(bucket) * e->nflows;
 	while (e->held_in[bucket]) {
 		Flow *oldest = nullptr;
-		for (u32 i = 0; i < e->nflows; i++)
-			if (b[i].held && (all || older(b[i].age, before)) && (!oldest || older(b[i].serial, oldest->serial)))
+		const bool one = e->held_in[bucket] == 1; // the oldest is the first held one found
+		for (u32 i = 0; i < e->nflows; i++) {
+			if (!b[i].held)
+				continue;
+			if ((all || older(b[i].age, before)) && (!oldest || older(b[i].serial, oldest->serial)))
 				oldest = &b[i];
+			if (one)
+				break;
+		}
 		if (!oldest)
 			return;
 		complete(e, oldest, TGC_DONE_FLUSH);
@@ -620,13 +626,15 @@ extern "C" void tgc_engine_receive_burst(tgc_engine *e, const tgc_seg *segs, voi
 extern "C" void tgc_engine_flush(tgc_engine *e)
 {
 	for (u32 b = 0; b < e->buckets && e->st.held_now; b++)
-		flush_bucket(e, b, true, 0);
+		if (e->held_in[b])
+			flush_bucket(e, b, true, 0);
 }
 
 extern "C" void tgc_engine_flush_before(tgc_engine *e, u32 time)
 {
 	for (u32 b = 0; b < e->buckets && e->st.held_now; b++)
-		flush_bucket(e, b, false, time);
+		if (e->held_in[b])
+			flush_bucket(e, b, false, time);
 }
 
 extern "C" void tgc_engine_get_stats(const tgc_engine *e, tgc_engine_stats *s)

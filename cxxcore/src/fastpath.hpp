@@ -215,7 +215,7 @@ template <class Held> static inline bool predict_start(Held &h)
 	    (first.tcp_flags & (tcp::kCWR | kEndFlags)) || !ip_len_is(h.hdr, len) ||
 	    (first.nlayers == 2 && !ip_len_is(h.hdr + first.inner_off, len - first.inner_off)))
 		return false;
-	__builtin_memcpy(h.pred, h.hdr, kPredMax); // a constant size: inline moves; the bytes past payload_off unused
+	__builtin_memcpy(h.pred, h.hdr, first.payload_off); // the bytes the compare reads
 	h.next = first;
 	h.next.payload_len = h.gso_size;
 	h.next.gso_size = 0;
@@ -341,7 +341,7 @@ __attribute__((always_inline)) static inline u64 pred_diff(const u8 *a, const u8
 	return d;
 }
 static_assert(kPredMax == 16 * 8 && kPredMin == 5 * 8, "pred_diff: 5 words, then up to 11");
-static_assert(kPredMax <= TGC_MAX_HDR_BYTES, "predict_start() copies kPredMax bytes of the header copy");
+static_assert(kPredMax <= TGC_MAX_HDR_BYTES, "predict_start() copies up to kPredMax bytes of the header copy");
 
 // The TGC_IN_* bits of a segment the predicted stage takes: none of kFastRefuse, and no TGC_IN_CSUM_CHECK (the
 // fast stage checks the sum); the caller's own bits (the engine's TLS state) it compares itself.

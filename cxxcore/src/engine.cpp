@@ -29,6 +29,7 @@ struct Flow {
 	u32 pred_in;		// the TGC_IN_* bits of kPredIn a segment it takes has (its TLS state), and the
 				// prediction's state: | kPredLazy while LAZY, kPredNever while OFF
 	u32 pred_len;		// payload_off + gso_size: a predicted segment's pkt_len
+	u32 pred_room;		// TGC_MAX_GRO_BYTES - gso_size: total_len below it, one more fits (pred_fits)
 	u16 pred_id[2], pred_sum[2];	// per layer, host order: the predicted ID and ~checksum (predict_step)
 	tgc_merge pm;		// the predicted segment's merge record but for held_len
 	tgc_pkt first;
@@ -408,6 +409,7 @@ void hold(tgc_engine *e, const Rx &rx, const tgc_pkt &pkt)
 	f->first = pkt;
 	__builtin_memcpy(f->hdr, rx.seg->hdr, pkt.payload_off); // payload_off <= TGC_MAX_HDR_BYTES (tgc_parse)
 	f->pred_len = static_cast<u32>(pkt.payload_off) + f->gso_size;
+	f->pred_room = TGC_MAX_GRO_BYTES - f->gso_size;
 	f->pred_in = (e->flags & TGC_ENGINE_NO_FASTPATH) ? kPredNever : (rx.in & TGC_IN_TLS_STATE) | kPredLazy;
 	remember(e, f);
 	e->held_in[rx.bucket]++;

@@ -171,7 +171,7 @@ __attribute__((always_inline)) static inline bool fast_merge(const tgc_seg *seg,
  * (predict_next(), or predict_step() after a predicted merge); a segment whose header bytes equal h.pred's but for
  * the TCP checksum then merges on one compare (predicted()), with that record (and h.pm, the merge record of it
  * but for held_len). The IDs and checksums stepped are kept in host order too (h.pred_id, h.pred_sum), so a step
- * only stores them; the caller keeps h.pred_len (pred_candidate()). Why such a segment is exactly one
+ * only stores them; the caller keeps h.pred_len and h.pred_room (pred_shape_of(), pred_fits()). Why such a segment is exactly one
  * fast_merge() accepts, with that record, so one the full stage merges:
  *   template   h.pred is the template h.hdr with only masked fields rewritten (the sequence; per IPv4 layer the ID
  *              and header checksum), so template_match() holds; predict_start() copies it while its flags byte
@@ -383,16 +383,18 @@ template <class Held> __attribute__((always_inline)) static inline bool pred_can
 // rule; nothing reads that field there), so that [0, payload_off) is one compare.
 template <class Held> __attribute__((always_inline)) static inline bool predicted(const tgc_seg *seg, Held &h)
 {
-	const tgc_pkt &first = h.first;
-	const u32 csum = first.tcp_off + tcp::kCheck;
-	__builtin_memcpy(h.pred + csum, seg->hdr + csum, 2); // bytes: no alignment assumed
-	return !pred_diff(seg->hdr, h.pred, first.payload_off);
+	// Everything read before the copy: its byte stores may alias any of it, which g++ would load again.
+	const u8 *hdr = seg->hdr;
+	const u32 csum = h.first.tcp_off + tcp::kCheck, poff = h.first.payload_off;
+	__builtin_memcpy(h.pred + csum, hdr + csum, 2); // bytes: no alignment assumed
+	return !pred_diff(hdr, h.pred, poff);
 }
 
-// Whether h's predicted segment keeps the aggregate below 64 KiB (merge_flush's SIZE).
+// Whether h's predicted segment keeps the aggregate below 64 KiB (merge_flush's SIZE): total_len + gso_size below
+// TGC_MAX_GRO_BYTES, with h.pred_room that limit less gso_size (the caller's, kept with pred_len).
 template <class Held> __attribute__((always_inline)) static inline bool pred_fits(const Held &h)
 {
-	return h.total_len + h.gso_size < TGC_MAX_GRO_BYTES;
+	return h.total_len < h.pred_room;
 }
 
 } // namespace tungro

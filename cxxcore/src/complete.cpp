@@ -7,7 +7,8 @@ using namespace tungro;
 
 namespace {
 
-// tgc_fix_ipv4() and tgc_complete(), inline in them and in tgc_finish(): one call a completed packet, not three.
+// tgc_fix_ipv4() and tgc_complete(), inline in them and in tgc_finish(): one call a completed
+// packet, not three.
 __attribute__((always_inline)) inline void fix_ipv4(u8 *iph, u16 len)
 {
 	store16(iph + ipv4::kTotLen, len);
@@ -69,7 +70,8 @@ __attribute__((always_inline)) inline int complete_inner(u8 *nh, u32 nh_len, u32
 	// SKB_GSO_TCP_FIXEDID only with DF: 6.12's GSO refuses FIXEDID on a DF-clear header, and a GRO packet GSO
 	// cannot segment again would be dropped if forwarded. Fixed IDs with DF clear (L12) still merge; GSO then
 	// numbers the IDs upwards from the first segment's, which is what the wire allows with DF clear.
-	out->fixedid = version == 4 && (id_state & TGC_ID_FIXED(layer)) && (load16(nh + ipv4::kFragOff) & ipv4::kDF);
+	out->fixedid = version == 4 && (id_state & TGC_ID_FIXED(layer)) &&
+		       (load16(nh + ipv4::kFragOff) & ipv4::kDF);
 	out->ecn = (th[tcp::kFlags] & tcp::kCWR) != 0;
 	return 0;
 }
@@ -81,7 +83,8 @@ extern "C" void tgc_fix_ipv4(u8 *iph, u16 len)
 	fix_ipv4(iph, len);
 }
 
-extern "C" int tgc_complete(u8 *nh, u32 nh_len, u32 len, u8 id_state, unsigned int layer, tgc_completion *out)
+extern "C" int tgc_complete(u8 *nh, u32 nh_len, u32 len, u8 id_state, unsigned int layer,
+			    tgc_completion *out)
 {
 	return complete_inner(nh, nh_len, len, id_state, layer, out);
 }
@@ -115,6 +118,6 @@ extern "C" int tgc_finish(u8 *bytes, u32 len, const tgc_done *d, tgc_completion 
 		fix_ipv4(bytes, static_cast<u16>(len));
 	else if (f.nlayers == 2)
 		store16(bytes + ipv6::kPayloadLen, static_cast<u16>(len - ipv6::kLen));
-	return complete_inner(bytes + f.inner_off, f.payload_off - f.inner_off, len - f.inner_off, d->id_state,
-			      f.nlayers - 1u, c);
+	return complete_inner(bytes + f.inner_off, f.payload_off - f.inner_off, len - f.inner_off,
+			      d->id_state, f.nlayers - 1u, c);
 }

@@ -21,16 +21,17 @@ struct Flow {
 	u32 serial;		// hold order: the oldest of a bucket has the smallest (wrapping compare)
 	u32 age;		// tgc_seg.time at hold
 	u32 total_len;
-	u16 count, gso_size;	// (apart from total_len: g++ made vector code of the two lengths' adds)
+	u16 count, gso_size;	// (between the lengths: g++ made vector code of their adds)
 	u32 payload_len;
 	u8 id_state, tls, bucket;	// bucket: its index (buckets <= 256)
 	u8 pred_step;		// predict_step()'s layers
 	u8 pad[3];
-	u32 pred_in;		// the TGC_IN_* bits of kPredIn a segment it takes has (its TLS state), and the
-				// prediction's state: | kPredLazy while LAZY, kPredNever while OFF
+	u32 pred_in;		// the TGC_IN_* bits of kPredIn a segment it takes has (its TLS
+				// state), and the prediction's state: | kPredLazy while LAZY,
+				// kPredNever while OFF
 	u32 pred_len;		// payload_off + gso_size: a predicted segment's pkt_len
-	u32 pred_room;		// TGC_MAX_GRO_BYTES - gso_size: total_len below it, one more fits (pred_fits)
-	u16 pred_id[2], pred_sum[2];	// per layer, host order: the predicted ID and ~checksum (predict_step)
+	u32 pred_room;		// TGC_MAX_GRO_BYTES - gso_size: one more fits below it (pred_fits)
+	u16 pred_id[2], pred_sum[2];	// per layer, host order: ID, ~checksum (predict_step)
 	tgc_merge pm;		// the predicted segment's merge record but for held_len
 	tgc_pkt first;
 	tgc_pkt next;		// the predicted next segment's record (predict_next) ...
@@ -39,16 +40,17 @@ struct Flow {
 	u8 hdr[TGC_MAX_HDR_BYTES];
 };
 
-// The prediction's state, in Flow::pred_in. LAZY from the hold: the prediction is made when a segment of the
-// flow's layout and ports comes (IDs predicted incrementing at the first merge, so that one is a predicted merge
-// too), so a flow never joined pays nothing for it; ON (the bits alone): made, kept up at every merge; OFF: none
-// (no packet, nothing to predict, or TGC_ENGINE_NO_FASTPATH). A segment's bits equal only an ON flow's, so one
-// compare tests both.
+// The prediction's state, in Flow::pred_in. LAZY from the hold: the prediction is made when a
+// segment of the flow's layout and ports comes (IDs predicted incrementing at the first merge, so
+// that one is a predicted merge too), so a flow never joined pays nothing for it; ON (the bits
+// alone): made, kept up at every merge; OFF: none (no packet, nothing to predict, or
+// TGC_ENGINE_NO_FASTPATH). A segment's bits equal only an ON flow's, so one compare tests both.
 constexpr u32 kPredIn = kPredRefuse | TGC_IN_TLS_STATE;
 constexpr u32 kPredLazy = 1u << 31, kPredNever = ~0u;
 static_assert(!(kPredIn & kPredLazy), "kPredLazy and kPredNever are no segment's bits");
 
-// Flow @f without a prediction (a packet completed or closed, nothing to predict, or TGC_ENGINE_NO_FASTPATH).
+// Flow @f without a prediction (a packet completed or closed, nothing to predict, or
+// TGC_ENGINE_NO_FASTPATH).
 inline void pred_off(Flow *f)
 {
 	f->pred_in = kPredNever;
@@ -79,9 +81,9 @@ struct tgc_engine {
 	u32 buckets, nflows, flags;
 	u32 serial;
 	tgc_engine_stats st;
-	u32 pred_merged;	// merges of the predicted stage: segs, merged, fastpath, reasons[0] (get_stats)
+	u32 pred_merged;	// predicted merges: segs, merged, fastpath, reasons[0] (get_stats)
 	Flow *recent[kRecent];	// a flow by recent_key(), or nullptr
-	u16 held_in[kMaxBuckets];	// held packets per bucket: a lookup or flush skips an empty one
+	u16 held_in[kMaxBuckets];	// held packets per bucket: lookup and flush skip empty ones
 };
 
 namespace {
@@ -107,9 +109,9 @@ inline u32 recent_key(const u8 *hdr, u32 tcp_off)
 }
 
 // Held flow @f as recent[]'s entry for its own key.
-void remember(tgc_engine *e, const Flow *f)
+void remember(tgc_engine *e, Flow *f)
 {
-	e->recent[recent_key(f->hdr, f->first.tcp_off)] = const_cast<Flow *>(f);
+	e->recent[recent_key(f->hdr, f->first.tcp_off)] = f;
 }
 
 bool older(u32 a, u32 b) { return static_cast<__INT32_TYPE__>(a - b) < 0; }
@@ -312,8 +314,8 @@ private:
 	Rx *rx_;
 };
 
-// The prediction of LAZY flow @f, when a segment that may be its next one comes (pred_candidate()): out of the
-// receive loop, once a held packet. Whether it is ON.
+// The prediction of LAZY flow @f, when a segment that may be its next one comes (pred_candidate()):
+// out of the receive loop, once a held packet. Whether it is ON.
 __attribute__((noinline)) bool start_prediction(Flow *f)
 {
 	if (predict_start(*f) && predict_next(*f)) {
@@ -324,9 +326,10 @@ __attribute__((noinline)) bool start_prediction(Flow *f)
 	return false;
 }
 
-// Whether @seg (pred_shape(), TGC_IN_* bits @in of kPredIn) is held flow @f's predicted next segment, making the
-// prediction first when it is LAZY and the segment is a candidate for it: 1, or 0; -1 when its ports are not f's
-// (read at f's layout), which rules f out of EngineOps::expected() too (its template_match() fails there).
+// Whether @seg (pred_shape(), TGC_IN_* bits @in of kPredIn) is held flow @f's predicted next
+// segment, making the prediction first when it is LAZY and the segment is a candidate for it: 1, or
+// 0; -1 when its ports are not f's (read at f's layout), which rules f out of EngineOps::expected()
+// too (its template_match() fails there).
 __attribute__((always_inline)) inline int predicted_of(const tgc_seg *seg, u32 in, Flow *f)
 {
 	if (!pred_shape_of(seg, *f))
@@ -335,25 +338,29 @@ __attribute__((always_inline)) inline int predicted_of(const tgc_seg *seg, u32 i
 		return -1;
 	if (seg->encap != f->first.encap)
 		return 0;
-	if (__builtin_expect(in != f->pred_in, 0) && ((in | kPredLazy) != f->pred_in || !start_prediction(f)))
-		return 0; // an OFF flow's pred_in is kPredNever
+	// An OFF flow's pred_in is kPredNever: no segment's.
+	if (__builtin_expect(in != f->pred_in, 0) &&
+	    ((in | kPredLazy) != f->pred_in || !start_prediction(f)))
+		return 0;
 	return predicted(seg, *f) ? 1 : 0;
 }
 
-// What the predicted stage found for a segment: the flow whose predicted next segment it is, or none; and whether
-// the fast stage may still have a candidate for it (false when it has ruled out both of expected()'s).
+// What the predicted stage found for a segment: the flow whose predicted next segment it is, or
+// none; and whether the fast stage may still have a candidate for it (false when it has ruled out
+// both of expected()'s).
 struct Predicted {
 	Flow *p;
 	bool fast;
 };
 
-// The predicted stage's flow (fastpath.hpp): the one whose predicted next segment @seg is, among the previous
-// segment's flow and the one recent[] names for it, as EngineOps::expected() picks its candidates and for the same
-// reasons (a segment equal to a held flow's prediction matches its template). Tried the ports first after the
-// shape (what tells interleaved flows apart), which also tells when neither is expected()'s: it returns nullptr
-// where fast_shape() fails on the first (too few bytes for its ports), and takes the second only when the first's
-// ports differ (or it holds nothing), and that only when held with the segment's ports at its layout.
-// TGC_ENGINE_NO_FASTPATH: no flow has a prediction (hold()).
+// The predicted stage's flow (fastpath.hpp): the one whose predicted next segment @seg is, among
+// the previous segment's flow and the one recent[] names for it, as EngineOps::expected() picks its
+// candidates and for the same reasons (a segment equal to a held flow's prediction matches its
+// template). Tried the ports first after the shape (what tells interleaved flows apart), which also
+// tells when neither is expected()'s: it returns nullptr where fast_shape() fails on the first (too
+// few bytes for its ports), and takes the second only when the first's ports differ (or it holds
+// nothing), and that only when held with the segment's ports at its layout. TGC_ENGINE_NO_FASTPATH:
+// no flow has a prediction (hold()).
 __attribute__((always_inline)) inline Predicted predicted_flow(tgc_engine *e, const tgc_seg *seg)
 {
 	Flow *f = e->last;
@@ -410,7 +417,8 @@ void hold(tgc_engine *e, const Rx &rx, const tgc_pkt &pkt)
 	__builtin_memcpy(f->hdr, rx.seg->hdr, pkt.payload_off); // payload_off <= TGC_MAX_HDR_BYTES (tgc_parse)
 	f->pred_len = static_cast<u32>(pkt.payload_off) + f->gso_size;
 	f->pred_room = TGC_MAX_GRO_BYTES - f->gso_size;
-	f->pred_in = (e->flags & TGC_ENGINE_NO_FASTPATH) ? kPredNever : (rx.in & TGC_IN_TLS_STATE) | kPredLazy;
+	f->pred_in = (e->flags & TGC_ENGINE_NO_FASTPATH) ? kPredNever
+							   : (rx.in & TGC_IN_TLS_STATE) | kPredLazy;
 	remember(e, f);
 	e->held_in[rx.bucket]++;
 	if (++e->st.held_now > e->st.held_max)
@@ -427,7 +435,8 @@ void flush_bucket(tgc_engine *e, u32 bucket, bool all, u32 before)
 		for (u32 i = 0; i < e->nflows; i++) {
 			if (!b[i].held)
 				continue;
-			if ((all || older(b[i].age, before)) && (!oldest || older(b[i].serial, oldest->serial)))
+			if ((all || older(b[i].age, before)) &&
+			    (!oldest || older(b[i].serial, oldest->serial)))
 				oldest = &b[i];
 			if (one)
 				break;
@@ -492,12 +501,13 @@ extern "C" tgc_engine *tgc_engine_init(void *mem, u32 size, u32 buckets, u32 flo
 
 namespace {
 
-// tgc_engine_receive() but for a merge of the predicted stage. @p: the flow whose predicted segment @seg is, when
-// the stage could not merge it: @retry, the caller's append failed; else the segment would take the packet to 64
-// KiB. Either is decided on the prediction's record, as the loop would decide it: the parse gives that record (the
-// prediction is the fast stage's record of such a segment), find returns @p (the segment matches its template:
-// one held packet per flow, EngineOps::expected()), and the TGC_IN_* bits are none of kPredRefuse (the lengths
-// are exact: no outer flush; no DECRYPTED: pred_in holds the flow's TLS state).
+// tgc_engine_receive() but for a merge of the predicted stage. @p: the flow whose predicted segment
+// @seg is, when the stage could not merge it: @retry, the caller's append failed; else the segment
+// would take the packet to 64 KiB. Either is decided on the prediction's record, as the loop would
+// decide it: the parse gives that record (the prediction is the fast stage's record of such a
+// segment), find returns @p (the segment matches its template: one held packet per flow,
+// EngineOps::expected()), and the TGC_IN_* bits are none of kPredRefuse (the lengths are exact: no
+// outer flush; no DECRYPTED: pred_in holds the flow's TLS state).
 __attribute__((noinline)) void receive_slow(tgc_engine *e, const tgc_seg *seg, void *cookie, tgc_rx_result *r_out,
 					    Flow *p, bool retry, bool fast_stage)
 {
@@ -505,8 +515,9 @@ __attribute__((noinline)) void receive_slow(tgc_engine *e, const tgc_seg *seg, v
 	tgc_rx_result r;
 	bool fast = false, decided = false;
 	if (p) {
-		// A failed append: decided again as one that may not merge, as append_stage() does after the fast
-		// stage. The 64 KiB: decided as the full stage would (a MERGE, never given, would take the loop).
+		// A failed append: decided again as one that may not merge, as append_stage() does
+		// after the fast stage. The 64 KiB: decided as the full stage would (a MERGE, never
+		// given, would take the loop).
 		r.held = p;
 		r.pkt = p->next;
 		r.flags_off = 0;
@@ -516,7 +527,8 @@ __attribute__((noinline)) void receive_slow(tgc_engine *e, const tgc_seg *seg, v
 		r.pad[0] = r.pad[1] = 0;
 		tgc_held held;
 		::held_of(p, seg->in, &held);
-		decide(&r.pkt, seg->hdr, &held, (seg->in & kDecideBits) | (retry ? TGC_IN_NOMERGE : 0), &r.v);
+		const u32 in = (seg->in & kDecideBits) | (retry ? TGC_IN_NOMERGE : 0);
+		decide(&r.pkt, seg->hdr, &held, in, &r.v);
 		rx.hash = p->hash;
 		rx.bucket = p->bucket;
 		decided = retry || r.v.action != TGC_MERGE;
@@ -584,8 +596,8 @@ __attribute__((always_inline)) inline void receive_one(tgc_engine *e, const tgc_
 		return;
 	}
 	{
-		// The flow's merge record (h.pm) but for the bytes held so far; the flow is the engine's, never the
-		// caller's, so its lengths are read again after the op.
+		// The flow's merge record (h.pm) but for the bytes held so far; the flow is the
+		// engine's, never the caller's, so its lengths are read again after the op.
 		p->pm.held_len = p->total_len;
 		if (e->ops->append(e->ctx, p->held, cookie, &p->pm) == 0) {
 			// As rx_append and receive_slow()'s bookkeeping for a fast MERGE that leaves the packet open.
@@ -642,7 +654,8 @@ extern "C" void tgc_engine_flush_before(tgc_engine *e, u32 time)
 extern "C" void tgc_engine_get_stats(const tgc_engine *e, tgc_engine_stats *s)
 {
 	*s = e->st;
-	// The predicted stage counts its merges once (receive_one()); each is a segment, merged, by a fast stage.
+	// The predicted stage counts its merges once (receive_one()); each is a segment, merged, by
+	// a fast stage.
 	s->segs += e->pred_merged;
 	s->merged += e->pred_merged;
 	s->fastpath += e->pred_merged;

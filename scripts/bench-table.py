@@ -25,7 +25,8 @@ STAGE_OF = {
     "rx_append": "append", "bench_append": "append",
     "complete": "complete", "flush_bucket": "complete", "tgc_engine_flush": "complete", "bench_complete": "complete",
     "tgc_finish": "complete", "tgc_complete": "complete", "tgc_fix_ipv4": "complete", "pseudo_sum": "complete",
-    "csum_add_bytes": "complete", "csum_fold": "complete", "fix_ipv4": "complete", "complete_inner": "complete",
+    "csum_add_bytes": "complete", "csum_fold": "complete",
+    "fix_ipv4": "complete", "complete_inner": "complete",
     "hold": "hold", "slot_for": "hold",
     # the receive loop's fast stage (fastpath.hpp) and the engine's candidates for it (EngineOps::expected, fast;
     # the recent-flow index)

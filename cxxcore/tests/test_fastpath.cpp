@@ -76,9 +76,9 @@ TEST(FastStage, CleanTrainsMergeByTheFastStage)
 	}
 }
 
-// A clean train past 64 KiB: the predicted segment that would take a packet there is decided on its
-// flow's prediction (SIZE: the packet completed, the segment held), as the full stage decides it (the
-// shadow), in every kind and table.
+// A clean train past 64 KiB: the predicted segment that would take a packet there is decided on
+// its flow's prediction (SIZE: the packet completed, the segment held), as the full stage decides
+// it (the shadow), in every kind and table.
 TEST(FastStage, PredictedSegmentAt64KiBDecidedAsTheFullStage)
 {
 	for (const Kind &k : kKinds) {

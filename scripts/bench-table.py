@@ -26,6 +26,7 @@ STAGE_OF = {
     "complete": "complete", "flush_bucket": "complete", "tgc_engine_flush": "complete", "bench_complete": "complete",
     "tgc_finish": "complete", "tgc_complete": "complete", "tgc_fix_ipv4": "complete", "pseudo_sum": "complete",
     "csum_add_bytes": "complete", "csum_fold": "complete",
+    "fix_ipv4": "complete", "complete_inner": "complete",
     "hold": "hold", "slot_for": "hold",
     # the receive loop's fast stage (fastpath.hpp) and the engine's candidates for it (EngineOps::expected, fast;
     # the recent-flow index)
@@ -34,6 +35,8 @@ STAGE_OF = {
     "remember": "fast", "predicted_flow": "fast", "predicted": "fast", "predict_start": "fast",
     "predict_next": "fast", "predict_id": "fast", "predict_step": "fast", "step_id": "fast", "ip_len_is": "fast",
     "predicted_of": "fast", "pred_shape": "fast", "pred_candidate": "fast", "pred_diff": "fast",
+    "pred_shape_of": "fast", "pred_ports": "fast", "pred_fits": "fast", "start_prediction": "fast",
+    "pred_off": "fast", "pred_on": "fast",
     "ip_id_rule": "decide", "merge_verdict": "decide", "held_of": "lookup",
     "append_stage": "append", "full_receive": "loop",
     # the same stages before the loop was inlined (for a "before" table of an older core)

@@ -20,13 +20,19 @@ struct Flow {
 	u32 hash;
 	u32 serial;		// hold order: the oldest of a bucket has the smallest (wrapping compare)
 	u32 age;		// tgc_seg.time at hold
-	u32 total_len, payload_len;
-	u16 count, gso_size;
+	u32 total_len;
+	u16 count, gso_size;	// (between the lengths: g++ made vector code of their adds)
+	u32 payload_len;
 	u8 id_state, tls, bucket;	// bucket: its index (buckets <= 256)
-	u8 pred_state;		// kPred*: whether pred, next and next_v hold the next segment (fastpath.hpp)
 	u8 pred_step;		// predict_step()'s layers
-	u16 pad;
-	u32 pred_in;		// the TGC_IN_* bits of kPredIn a segment it takes has: its TLS state
+	u8 pad[3];
+	u32 pred_in;		// the TGC_IN_* bits of kPredIn a segment it takes has (its TLS
+				// state), and the prediction's state: | kPredLazy while LAZY,
+				// kPredNever while OFF
+	u32 pred_len;		// payload_off + gso_size: a predicted segment's pkt_len
+	u32 pred_room;		// TGC_MAX_GRO_BYTES - gso_size: one more fits below it (pred_fits)
+	u16 pred_id[2], pred_sum[2];	// per layer, host order: ID, ~checksum (predict_step)
+	tgc_merge pm;		// the predicted segment's merge record but for held_len
 	tgc_pkt first;
 	tgc_pkt next;		// the predicted next segment's record (predict_next) ...
 	tgc_verdict next_v;
@@ -34,11 +40,26 @@ struct Flow {
 	u8 hdr[TGC_MAX_HDR_BYTES];
 };
 
-// Flow::pred_state. LAZY from the hold: the prediction is made when a segment of the flow's layout and ports
-// comes (IDs predicted incrementing at the first merge, so that one is a predicted merge too), so a flow never
-// joined pays nothing for it; ON: made, kept up at every merge; OFF: none (no packet, or nothing to predict).
-constexpr u8 kPredOff = 0, kPredOn = 1, kPredLazy = 2;
+// The prediction's state, in Flow::pred_in. LAZY from the hold: the prediction is made when a
+// segment of the flow's layout and ports comes (IDs predicted incrementing at the first merge, so
+// that one is a predicted merge too), so a flow never joined pays nothing for it; ON (the bits
+// alone): made, kept up at every merge; OFF: none (no packet, nothing to predict, or
+// TGC_ENGINE_NO_FASTPATH). A segment's bits equal only an ON flow's, so one compare tests both.
 constexpr u32 kPredIn = kPredRefuse | TGC_IN_TLS_STATE;
+constexpr u32 kPredLazy = 1u << 31, kPredNever = ~0u;
+static_assert(!(kPredIn & kPredLazy), "kPredLazy and kPredNever are no segment's bits");
+
+// Flow @f without a prediction (a packet completed or closed, nothing to predict, or
+// TGC_ENGINE_NO_FASTPATH).
+inline void pred_off(Flow *f)
+{
+	f->pred_in = kPredNever;
+}
+
+inline bool pred_on(const Flow *f)
+{
+	return !(f->pred_in & kPredLazy);
+}
 
 } // namespace
 
@@ -60,7 +81,9 @@ struct tgc_engine {
 	u32 buckets, nflows, flags;
 	u32 serial;
 	tgc_engine_stats st;
-	u32 recent[kRecent];	// 1 + slot index of a flow by recent_key(), or 0
+	u32 pred_merged;	// predicted merges: segs, merged, fastpath, reasons[0] (get_stats)
+	Flow *recent[kRecent];	// a flow by recent_key(), or nullptr
+	u16 held_in[kMaxBuckets];	// held packets per bucket: lookup and flush skip empty ones
 };
 
 namespace {
@@ -74,6 +97,7 @@ struct Rx {
 	void *cookie;
 	u32 in;		// seg->in, with the engine's own outer flush bit once the full parse runs
 	u32 hash, bucket;
+	bool fast;	// false: the predicted stage ruled out both of the fast stage's candidates
 };
 
 // The recent[] index of headers @hdr laid out with TCP at @tcp_off: the ports and bytes 12-15 (the IPv4 source
@@ -85,9 +109,9 @@ inline u32 recent_key(const u8 *hdr, u32 tcp_off)
 }
 
 // Held flow @f as recent[]'s entry for its own key.
-void remember(tgc_engine *e, const Flow *f)
+void remember(tgc_engine *e, Flow *f)
 {
-	e->recent[recent_key(f->hdr, f->first.tcp_off)] = static_cast<u32>(f - e->flows) + 1;
+	e->recent[recent_key(f->hdr, f->first.tcp_off)] = f;
 }
 
 bool older(u32 a, u32 b) { return static_cast<__INT32_TYPE__>(a - b) < 0; }
@@ -119,7 +143,8 @@ void complete(tgc_engine *e, Flow *f, u8 why)
 	d.pad[0] = d.pad[1] = 0;
 	void *held = f->held;
 	f->held = nullptr;
-	f->pred_state = kPredOff;
+	pred_off(f);
+	e->held_in[f->bucket]--;
 	e->st.completed++;
 	e->st.held_now--;
 	if (why == TGC_DONE_EVICT)
@@ -167,6 +192,8 @@ void *rx_find(void *ctx, const tgc_pkt *pkt, const u8 *hdr, tgc_held *held)
 		// core (32-bit ARM and m68k would call libgcc helpers the kernel may not have), so buckets is a power of
 		// two.
 		rx->bucket = rx->hash & (e->buckets - 1);
+		if (!e->held_in[rx->bucket])
+			return nullptr;
 		Flow *b = e->flows + static_cast<__SIZE_TYPE__>(rx->bucket) * e->nflows;
 		for (f = b; f < b + e->nflows; f++)
 			if (f->hash == rx->hash && is_flow_of(f, pkt, hdr))
@@ -206,8 +233,8 @@ __attribute__((always_inline)) inline int rx_append(void *ctx, void *held, const
 	if (m.flags_off < f->first.payload_off)
 		f->hdr[m.flags_off] |= m.held_flags;
 	// The next segment, for the predicted stage (FIN/PSH carried: the packet is complete, nothing to predict).
-	if (m.held_flags || (f->pred_state == kPredOn && !predict_next(*f)))
-		f->pred_state = kPredOff;
+	if (m.held_flags || (pred_on(f) && !predict_next(*f)))
+		pred_off(f);
 	return 0;
 }
 
@@ -257,8 +284,7 @@ public:
 		if (!fast_shape(seg, in, f->first))
 			return nullptr;
 		if (!f->held || !template_match(seg->hdr, f->hdr, f->first)) {
-			const u32 slot = e->recent[recent_key(seg->hdr, f->first.tcp_off)];
-			Flow *g = slot ? e->flows + (slot - 1) : nullptr;
+			Flow *g = e->recent[recent_key(seg->hdr, f->first.tcp_off)];
 			if (!g || g == f || !g->held || !fast_shape(seg, in, g->first) ||
 			    !template_match(seg->hdr, g->hdr, g->first))
 				return nullptr;
@@ -274,7 +300,7 @@ public:
 	// The fast stage on that candidate (none without a previous flow, or with TGC_ENGINE_NO_FASTPATH).
 	__attribute__((always_inline)) bool fast(const tgc_seg *seg, u32 in, tgc_rx_result *r) const
 	{
-		if (!rx_->e->last || (rx_->e->flags & TGC_ENGINE_NO_FASTPATH))
+		if (!rx_->fast || !rx_->e->last || (rx_->e->flags & TGC_ENGINE_NO_FASTPATH))
 			return false;
 		Flow *f = expected(seg, in);
 		if (!f || !fast_merge(seg, in, *f, r))
@@ -288,38 +314,74 @@ private:
 	Rx *rx_;
 };
 
-// Whether @seg (pred_shape(), TGC_IN_* bits @in of kPredIn) is held flow @f's predicted next segment, making the
-// prediction first when it is LAZY and the segment is a candidate for it.
-__attribute__((always_inline)) inline bool predicted_of(const tgc_seg *seg, u32 in, Flow *f)
+// The prediction of LAZY flow @f, when a segment that may be its next one comes (pred_candidate()):
+// out of the receive loop, once a held packet. Whether it is ON.
+__attribute__((noinline)) bool start_prediction(Flow *f)
 {
-	if (f->pred_state == kPredOff || in != f->pred_in || !pred_candidate(seg, *f))
-		return false;
-	if (f->pred_state == kPredLazy)
-		f->pred_state = predict_start(*f) && predict_next(*f) ? kPredOn : kPredOff;
-	return f->pred_state == kPredOn && predicted(seg, *f);
+	if (predict_start(*f) && predict_next(*f)) {
+		f->pred_in &= ~kPredLazy;
+		return true;
+	}
+	pred_off(f);
+	return false;
 }
 
-// The predicted stage's flow (fastpath.hpp): the one whose predicted next segment @seg is, among the previous
-// segment's flow and the one recent[] names for it, as EngineOps::expected() picks its candidates and for the same
-// reasons (a segment equal to a held flow's prediction matches its template); nullptr when neither.
-__attribute__((always_inline)) inline Flow *predicted_flow(tgc_engine *e, const tgc_seg *seg)
+// Whether @seg (pred_shape(), TGC_IN_* bits @in of kPredIn) is held flow @f's predicted next
+// segment, making the prediction first when it is LAZY and the segment is a candidate for it: 1, or
+// 0; -1 when its ports are not f's (read at f's layout), which rules f out of EngineOps::expected()
+// too (its template_match() fails there).
+__attribute__((always_inline)) inline int predicted_of(const tgc_seg *seg, u32 in, Flow *f)
+{
+	if (!pred_shape_of(seg, *f))
+		return 0;
+	if (!pred_ports(seg, *f))
+		return -1;
+	if (seg->encap != f->first.encap)
+		return 0;
+	// An OFF flow's pred_in is kPredNever: no segment's.
+	if (__builtin_expect(in != f->pred_in, 0) &&
+	    ((in | kPredLazy) != f->pred_in || !start_prediction(f)))
+		return 0;
+	return predicted(seg, *f) ? 1 : 0;
+}
+
+// What the predicted stage found for a segment: the flow whose predicted next segment it is, or
+// none; and whether the fast stage may still have a candidate for it (false when it has ruled out
+// both of expected()'s).
+struct Predicted {
+	Flow *p;
+	bool fast;
+};
+
+// The predicted stage's flow (fastpath.hpp): the one whose predicted next segment @seg is, among
+// the previous segment's flow and the one recent[] names for it, as EngineOps::expected() picks its
+// candidates and for the same reasons (a segment equal to a held flow's prediction matches its
+// template). Tried the ports first after the shape (what tells interleaved flows apart), which also
+// tells when neither is expected()'s: it returns nullptr where fast_shape() fails on the first (too
+// few bytes for its ports), and takes the second only when the first's ports differ (or it holds
+// nothing), and that only when held with the segment's ports at its layout. TGC_ENGINE_NO_FASTPATH:
+// no flow has a prediction (hold()).
+__attribute__((always_inline)) inline Predicted predicted_flow(tgc_engine *e, const tgc_seg *seg)
 {
 	Flow *f = e->last;
 	const u32 in = seg->in & kPredIn; // none of kPredRefuse, and the flow's TLS state
-	if (!f || (e->flags & TGC_ENGINE_NO_FASTPATH) || !pred_shape(seg))
-		return nullptr;
-	if (!predicted_of(seg, in, f)) {
+	if (!f || !pred_shape(seg))
+		return {nullptr, true};
+	const int rf = predicted_of(seg, in, f);
+	if (rf <= 0) {
 		if (seg->hdr_len < f->first.tcp_off + 4u) // recent_key()'s bytes at f's layout (tcp_off >= 20)
-			return nullptr;
-		const u32 slot = e->recent[recent_key(seg->hdr, f->first.tcp_off)];
-		Flow *g = slot ? e->flows + (slot - 1) : nullptr;
-		if (!g || g == f || !predicted_of(seg, in, g))
-			return nullptr;
+			return {nullptr, false};
+		Flow *g = e->recent[recent_key(seg->hdr, f->first.tcp_off)];
+		if (!g || g == f)
+			return {nullptr, rf == 0};
+		const int rg = predicted_of(seg, in, g);
+		if (rg <= 0)
+			return {nullptr, rf == 0 || (rg == 0 && g->held)};
 		f = g;
 	}
 	if ((e->flags & TGC_ENGINE_CALLER_HASH) && f->hash != seg->hash)
-		return nullptr;
-	return f;
+		return {nullptr, true};
+	return {f, true};
 }
 
 // A free slot of the bucket, after completing its oldest flow when there is none.
@@ -349,13 +411,16 @@ void hold(tgc_engine *e, const Rx &rx, const tgc_pkt &pkt)
 	f->gso_size = static_cast<u16>(pkt.gso_size ? pkt.gso_size : pkt.payload_len);
 	f->id_state = 0;
 	f->tls = (rx.in & TGC_IN_TLS_STATE) != 0;
-	f->pred_in = rx.in & TGC_IN_TLS_STATE;
 	f->bucket = static_cast<u8>(rx.bucket);
 	e->last = f;
 	f->first = pkt;
 	__builtin_memcpy(f->hdr, rx.seg->hdr, pkt.payload_off); // payload_off <= TGC_MAX_HDR_BYTES (tgc_parse)
-	f->pred_state = kPredLazy;
+	f->pred_len = static_cast<u32>(pkt.payload_off) + f->gso_size;
+	f->pred_room = TGC_MAX_GRO_BYTES - f->gso_size;
+	f->pred_in = (e->flags & TGC_ENGINE_NO_FASTPATH) ? kPredNever
+							   : (rx.in & TGC_IN_TLS_STATE) | kPredLazy;
 	remember(e, f);
+	e->held_in[rx.bucket]++;
 	if (++e->st.held_now > e->st.held_max)
 		e->st.held_max = e->st.held_now;
 }
@@ -364,11 +429,18 @@ void hold(tgc_engine *e, const Rx &rx, const tgc_pkt &pkt)
 void flush_bucket(tgc_engine *e, u32 bucket, bool all, u32 before)
 {
 	Flow *b = e->flows + static_cast<__SIZE_TYPE__>(bucket) * e->nflows;
-	for (;;) {
+	while (e->held_in[bucket]) {
 		Flow *oldest = nullptr;
-		for (u32 i = 0; i < e->nflows; i++)
-			if (b[i].held && (all || older(b[i].age, before)) && (!oldest || older(b[i].serial, oldest->serial)))
+		const bool one = e->held_in[bucket] == 1; // the oldest is the first held one found
+		for (u32 i = 0; i < e->nflows; i++) {
+			if (!b[i].held)
+				continue;
+			if ((all || older(b[i].age, before)) &&
+			    (!oldest || older(b[i].serial, oldest->serial)))
 				oldest = &b[i];
+			if (one)
+				break;
+		}
 		if (!oldest)
 			return;
 		complete(e, oldest, TGC_DONE_FLUSH);
@@ -415,39 +487,56 @@ extern "C" tgc_engine *tgc_engine_init(void *mem, u32 size, u32 buckets, u32 flo
 	e->serial = 0;
 	e->last = nullptr;
 	e->st = tgc_engine_stats{};
-	for (u32 &slot : e->recent)
-		slot = 0;
-	for (u32 i = 0; i < buckets * flows; i++)
+	e->pred_merged = 0;
+	for (Flow *&slot : e->recent)
+		slot = nullptr;
+	for (u16 &n : e->held_in)
+		n = 0;
+	for (u32 i = 0; i < buckets * flows; i++) {
 		e->flows[i].held = nullptr;
+		pred_off(&e->flows[i]);
+	}
 	return e;
 }
 
 namespace {
 
-// tgc_engine_receive() but for a merge of the predicted stage; @p: the flow of the stage's segment whose append
-// failed, or nullptr.
+// tgc_engine_receive() but for a merge of the predicted stage. @p: the flow whose predicted segment
+// @seg is, when the stage could not merge it: @retry, the caller's append failed; else the segment
+// would take the packet to 64 KiB. Either is decided on the prediction's record, as the loop would
+// decide it: the parse gives that record (the prediction is the fast stage's record of such a
+// segment), find returns @p (the segment matches its template: one held packet per flow,
+// EngineOps::expected()), and the TGC_IN_* bits are none of kPredRefuse (the lengths are exact: no
+// outer flush; no DECRYPTED: pred_in holds the flow's TLS state).
 __attribute__((noinline)) void receive_slow(tgc_engine *e, const tgc_seg *seg, void *cookie, tgc_rx_result *r_out,
-					    Flow *p)
+					    Flow *p, bool retry, bool fast_stage)
 {
-	Rx rx{e, seg, cookie, seg->in, 0, 0};
+	Rx rx{e, seg, cookie, seg->in, 0, 0, fast_stage};
 	tgc_rx_result r;
-	bool fast;
+	bool fast = false, decided = false;
 	if (p) {
-		// The buffers could not take the predicted segment: decided again as one that may not merge, as
-		// append_stage() does after the fast stage (whose record the predicted stage's is).
+		// A failed append: decided again as one that may not merge, as append_stage() does
+		// after the fast stage. The 64 KiB: decided as the full stage would (a MERGE, never
+		// given, would take the loop).
 		r.held = p;
 		r.pkt = p->next;
 		r.flags_off = 0;
-		r.parsed = r.retried = 1;
+		r.parsed = 1;
+		r.retried = retry;
 		r.located = r.foreign = 0;
 		r.pad[0] = r.pad[1] = 0;
 		tgc_held held;
 		::held_of(p, seg->in, &held);
-		decide(&r.pkt, seg->hdr, &held, (seg->in & kDecideBits) | TGC_IN_NOMERGE, &r.v);
+		const u32 in = (seg->in & kDecideBits) | (retry ? TGC_IN_NOMERGE : 0);
+		decide(&r.pkt, seg->hdr, &held, in, &r.v);
 		rx.hash = p->hash;
 		rx.bucket = p->bucket;
-		fast = true;
-	} else {
+		decided = retry || r.v.action != TGC_MERGE;
+		fast = retry;
+		if (decided)
+			e->last = p; // as rx_find leaves it
+	}
+	if (!decided) {
 		EngineOps ops(&rx);
 		fast = receive(seg, seg->in, e->flags & kParseIPv4Options, ops, &r);
 	}
@@ -496,33 +585,34 @@ __attribute__((always_inline)) inline void receive_one(tgc_engine *e, const tgc_
 {
 	// The predicted stage (fastpath.hpp): a MERGE with the record written ahead, in the fewest instructions: only
 	// the caller's op and the flow's own state are written, the result record only when the caller asks for it.
-	Flow *p = predicted_flow(e, seg);
-	if (p) {
-		const u32 held_len = p->total_len, payload = p->gso_size;
-		tgc_merge m;
-		m.pkt = &p->next;
-		m.held_len = held_len;
-		m.flags_off = static_cast<u16>(p->first.tcp_off + TGC_TCP_FLAGS_OFF);
-		m.held_flags = 0; // next_v's: no FIN or PSH (predict_start)
-		m.id_state = p->next_v.id_state;
-		m.fixedid = p->next_v.fixedid;
-		m.pad[0] = m.pad[1] = m.pad[2] = 0;
-		if (e->ops->append(e->ctx, p->held, cookie, &m) == 0) {
+	const Predicted found = predicted_flow(e, seg);
+	Flow *p = found.p;
+	if (!p) {
+		receive_slow(e, seg, cookie, r_out, nullptr, false, found.fast);
+		return;
+	}
+	if (__builtin_expect(!pred_fits(*p), 0)) {
+		receive_slow(e, seg, cookie, r_out, p, false, true);
+		return;
+	}
+	{
+		// The flow's merge record (h.pm) but for the bytes held so far; the flow is the
+		// engine's, never the caller's, so its lengths are read again after the op.
+		p->pm.held_len = p->total_len;
+		if (e->ops->append(e->ctx, p->held, cookie, &p->pm) == 0) {
 			// As rx_append and receive_slow()'s bookkeeping for a fast MERGE that leaves the packet open.
-			p->total_len = held_len + payload;
+			const u32 payload = p->gso_size;
+			p->total_len += payload;
 			p->payload_len += payload;
 			p->count++;
-			p->id_state = p->next_v.id_state;
+			p->id_state = p->pm.id_state;
 			e->last = p;
-			e->st.segs++;
-			e->st.merged++;
-			e->st.fastpath++;
-			e->st.reasons[TGC_R_NONE]++;
+			e->pred_merged++;
 			if (r_out) {
 				r_out->held = p->held;
 				r_out->pkt = p->next;
 				r_out->v = p->next_v;
-				r_out->flags_off = m.flags_off;
+				r_out->flags_off = p->pm.flags_off;
 				r_out->parsed = 1;
 				r_out->located = r_out->foreign = r_out->retried = 0;
 				r_out->pad[0] = r_out->pad[1] = 0;
@@ -531,7 +621,7 @@ __attribute__((always_inline)) inline void receive_one(tgc_engine *e, const tgc_
 			return;
 		}
 	}
-	receive_slow(e, seg, cookie, r_out, p);
+	receive_slow(e, seg, cookie, r_out, p, true, true); // its append failed
 }
 
 } // namespace
@@ -550,16 +640,24 @@ extern "C" void tgc_engine_receive_burst(tgc_engine *e, const tgc_seg *segs, voi
 extern "C" void tgc_engine_flush(tgc_engine *e)
 {
 	for (u32 b = 0; b < e->buckets && e->st.held_now; b++)
-		flush_bucket(e, b, true, 0);
+		if (e->held_in[b])
+			flush_bucket(e, b, true, 0);
 }
 
 extern "C" void tgc_engine_flush_before(tgc_engine *e, u32 time)
 {
 	for (u32 b = 0; b < e->buckets && e->st.held_now; b++)
-		flush_bucket(e, b, false, time);
+		if (e->held_in[b])
+			flush_bucket(e, b, false, time);
 }
 
 extern "C" void tgc_engine_get_stats(const tgc_engine *e, tgc_engine_stats *s)
 {
 	*s = e->st;
+	// The predicted stage counts its merges once (receive_one()); each is a segment, merged, by
+	// a fast stage.
+	s->segs += e->pred_merged;
+	s->merged += e->pred_merged;
+	s->fastpath += e->pred_merged;
+	s->reasons[TGC_R_NONE] += e->pred_merged;
 }

@@ -165,33 +165,42 @@ __attribute__((always_inline)) static inline bool fast_merge(const tgc_seg *seg,
 }
 
 /*
- * The predicted stage, ahead of the fast one (the engine's, in tgc_engine_receive): for a held TCP packet the
- * caller writes the next segment's headers as fast_merge() would take them (predict_start(), predict_next():
- * h.pred), with the record fast_merge() would write for it (h.next, h.next_v), and keeps them up at every merge
- * (predict_next(), or predict_step() after a predicted merge); a segment whose header bytes equal h.pred's but for
- * the TCP checksum then merges on one compare (predicted()), with that record. Why such a segment is exactly one
- * fast_merge() accepts, with that record, so one the full stage merges:
- *   template   h.pred is the template h.hdr with only masked fields rewritten (the sequence; per IPv4 layer the ID
- *              and header checksum), so template_match() holds; predict_start() copies it while its flags byte
- *              is the first segment's (the engine ORs FIN/PSH in only at a merge that completes the packet);
+ * The predicted stage, ahead of the fast one (the engine's, in tgc_engine_receive): for a held TCP
+ * packet the caller writes the next segment's headers as fast_merge() would take them
+ * (predict_start(), predict_next(): h.pred), with the record fast_merge() would write for it
+ * (h.next, h.next_v; h.pm, its merge record but for held_len), and keeps them up at every merge
+ * (predict_next(), or predict_step() after a predicted merge); a segment whose header bytes equal
+ * h.pred's but for the TCP checksum then merges on one compare (predicted()), with that record. The
+ * IDs and checksums stepped are kept in host order too (h.pred_id, h.pred_sum), so a step only
+ * stores them; the caller keeps h.pred_len and h.pred_room (pred_shape_of(), pred_fits()). Why such
+ * a segment is exactly one fast_merge() accepts, with that record, so one the full stage merges:
+ *   template   h.pred is the template h.hdr with only masked fields rewritten (the sequence; per
+ *              IPv4 layer the ID and header checksum), so template_match() holds; predict_start()
+ *              copies it while its flags byte is the first segment's (the engine ORs FIN/PSH in
+ *              only at a merge that completes the packet);
  *   flags      the template's: predict_start() requires no CWR and no end flag there;
- *   lengths    the template's, the first segment's (predict_start() checks each layer says payload_off +
- *              gso_size from it on); predicted() requires pkt_len to be payload_off + gso_size, so each layer's
- *              length is the bytes to the segment's end (ip_fields_ok), and the payload is gso_size, >= 1 (no
- *              empty segment is held): no NO_PAYLOAD, no MSS, no SHORT;
+ *   lengths    the template's, the first segment's (predict_start() checks each layer says
+ *              payload_off + gso_size from it on); pred_shape_of() requires pkt_len to be that
+ *              (h.pred_len), so each layer's length is the bytes to the segment's end
+ *              (ip_fields_ok), and the payload is gso_size, >= 1 (no empty segment is held): no
+ *              NO_PAYLOAD, no MSS, no SHORT;
  *   sequence   first.seq + payload_len (SEQ);
- *   IPv4 ID    the one ip_id_rule() accepts for the layer's state (FIXED: the first's; else the first's + count,
- *              which decides INCR when undecided, count >= 1), ip_id_rule() run to get the new id_state;
- *   checksum   RFC 1624's eqn. 3 for that ID from the template's (predict_step(): from the previous prediction,
- *              the ID one up), so ipv4_sum_kept() holds: HC' + ID' = HC + ID modulo 0xffff;
- *   the rest   at the segment: pred_shape() and pred_candidate() (fast_shape()'s conditions, hdr_len <= pkt_len),
- *              the 64 KiB (predicted()), no kPredRefuse bit (TGC_IN_CSUM_CHECK included: the fast stage checks the
- *              sum); the caller's candidate conditions (EngineOps::expected()'s) are its own.
- * h.next_v is merge_verdict()'s record for such a segment: no end flag, payload the MSS, TCP, so only id_state and
- * fixedid vary. A mismatch proves nothing: the segment goes to the fast and full stages, unchanged (a fixed ID at
- * the first merge, a short segment, a retransmission).
+ *   IPv4 ID    the one ip_id_rule() accepts for the layer's state (FIXED: the first's; else the
+ *              first's + count, which decides INCR when undecided, count >= 1), ip_id_rule() run
+ *              to get the new id_state;
+ *   checksum   RFC 1624's eqn. 3 for that ID from the template's (predict_step(): from the
+ *              previous prediction, the ID one up), so ipv4_sum_kept() holds: HC' + ID' = HC + ID
+ *              modulo 0xffff;
+ *   the rest   at the segment: pred_shape() and pred_candidate() (fast_shape()'s conditions,
+ *              hdr_len <= pkt_len), the 64 KiB (pred_fits()), no kPredRefuse bit
+ *              (TGC_IN_CSUM_CHECK included: the fast stage checks the sum); the caller's candidate
+ *              conditions (EngineOps::expected()'s) are its own.
+ * h.next_v is merge_verdict()'s record for such a segment: no end flag, payload the MSS, TCP, so
+ * only id_state and fixedid vary. A mismatch proves nothing: the segment goes to the fast and full
+ * stages, unchanged (a fixed ID at the first merge, a short segment, a retransmission).
  */
 constexpr u32 kPredMax = 128; // headers beyond: no prediction (ip6ip6 with an encap limit and TCP options fit)
+constexpr u32 kPredMin = 40;  // the least payload_off of TCP: IPv4 and TCP headers without options
 
 // Whether the IP header at @nh says @len bytes from it on (IPv4 total length, IPv6 payload length + 40).
 __attribute__((always_inline)) static inline bool ip_len_is(const u8 *nh, u32 len)
@@ -199,29 +208,39 @@ __attribute__((always_inline)) static inline bool ip_len_is(const u8 *nh, u32 le
 	return ip_version(nh) == 4 ? load16(nh + ipv4::kTotLen) == len : load16(nh + ipv6::kPayloadLen) + ipv6::kLen == len;
 }
 
-// Whether held packet @h (members as fast_merge's, and pred, next) can have a predicted next segment: TCP wire
-// segments (a GSO first's lengths are not gso_size's) whose flags carry no CWR or end flag, headers within
-// kPredMax. Then h.pred is its template and h.next the first segment's record with gso_size of payload.
+// Whether held packet @h (members as fast_merge's, and pred, next, pm) can have a predicted next
+// segment: TCP wire segments (a GSO first's lengths are not gso_size's) whose flags carry no CWR or
+// end flag, headers within kPredMax (and, a guard, at least kPredMin). Then h.pred is its template,
+// h.next the first segment's record with gso_size of payload and h.pm the merge record of such a
+// segment but for held_len, id_state and fixedid (predict_next()).
 template <class Held> static inline bool predict_start(Held &h)
 {
 	const tgc_pkt &first = h.first;
 	const u32 len = first.payload_off + h.gso_size; // the first segment's, no padding (never held): checked
 	if (is_udp(&first) || first.gso_size || first.payload_off > kPredMax ||
+	    first.payload_off < kPredMin ||
 	    (first.tcp_flags & (tcp::kCWR | kEndFlags)) || !ip_len_is(h.hdr, len) ||
 	    (first.nlayers == 2 && !ip_len_is(h.hdr + first.inner_off, len - first.inner_off)))
 		return false;
-	__builtin_memcpy(h.pred, h.hdr, kPredMax); // a constant size: inline moves; the bytes past payload_off unused
+	__builtin_memcpy(h.pred, h.hdr, first.payload_off); // the bytes the compare reads
 	h.next = first;
 	h.next.payload_len = h.gso_size;
 	h.next.gso_size = 0;
 	h.next.gso_segs = 1;
+	h.pm.pkt = &h.next;
+	h.pm.held_len = 0;
+	h.pm.flags_off = static_cast<u16>(first.tcp_off + TGC_TCP_FLAGS_OFF);
+	h.pm.held_flags = 0; // no FIN or PSH: checked above
+	h.pm.pad[0] = h.pm.pad[1] = h.pm.pad[2] = 0;
 	return true;
 }
 
-// IP layer @layer's predicted ID and header checksum into @pred (IPv4 only), from the template's @held, for a
-// packet of @count segments; false where ip_id_rule() would refuse it (never: a guard).
+// IP layer @layer's predicted ID and header checksum into @pred (IPv4 only), from the template's
+// @held, for a packet of @count segments, and in host order into @id and @sum (the checksum's
+// complement, what predict_step() steps); false where ip_id_rule() would refuse it (never: a
+// guard).
 __attribute__((always_inline)) static inline bool predict_id(u8 *pred, const u8 *held, u16 count, unsigned layer,
-							     u8 *id_state)
+							     u8 *id_state, u16 *id, u16 *sum)
 {
 	if (ip_version(held) != 4)
 		return true;
@@ -229,30 +248,34 @@ __attribute__((always_inline)) static inline bool predict_id(u8 *pred, const u8 
 	const u16 off = (*id_state & TGC_ID_FIXED(layer)) ? 0 : count;
 	if (ip_id_rule(off, count, layer, id_state) != TGC_R_NONE)
 		return false;
-	const u16 id = static_cast<u16>(id0 + off);
-	u32 sum = (~load16(held + ipv4::kCheck) & 0xffffu) + (~id0 & 0xffffu) + id; // RFC 1624 eqn. 3
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	store16(pred + ipv4::kId, id);
-	store16(pred + ipv4::kCheck, static_cast<u16>(~sum));
+	*id = static_cast<u16>(id0 + off);
+	// RFC 1624 eqn. 3
+	u32 s = (~load16(held + ipv4::kCheck) & 0xffffu) + (~id0 & 0xffffu) + *id;
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	*sum = static_cast<u16>(s);
+	store16(pred + ipv4::kId, *id);
+	store16(pred + ipv4::kCheck, static_cast<u16>(~s));
 	return true;
 }
 
-// The next segment of @h (predict_start() done, its state after a hold or merge): h.pred's sequence, IDs and
-// checksums, h.next.seq, h.next_v (merge_verdict()'s record for it: the flags have no end flag, the payload is the
-// MSS, TCP: only id_state and fixedid vary) and h.pred_step. False when there is none to predict.
+// The next segment of @h (predict_start() done, its state after a hold or merge): h.pred's
+// sequence, IDs and checksums (and h.pred_id, h.pred_sum), h.next.seq, h.next_v (merge_verdict()'s
+// record for it: the flags have no end flag, the payload is the MSS, TCP: only id_state and fixedid
+// vary, copied to h.pm) and h.pred_step. False when there is none to predict.
 template <class Held> static inline bool predict_next(Held &h)
 {
 	const tgc_pkt &first = h.first;
 	const u8 *inner = h.hdr + first.inner_off;
 	u8 id_state = h.id_state, step = 0;
 	if (ip_version(h.hdr) == 4) {
-		if (!predict_id(h.pred, h.hdr, h.count, 0, &id_state))
+		if (!predict_id(h.pred, h.hdr, h.count, 0, &id_state, h.pred_id, h.pred_sum))
 			return false;
 		step = (id_state & TGC_ID_FIXED(0)) ? 0 : 1;
 	}
 	if (first.nlayers == 2 && ip_version(inner) == 4) {
-		if (!predict_id(h.pred + first.inner_off, inner, h.count, 1, &id_state))
+		u8 *p = h.pred + first.inner_off;
+		if (!predict_id(p, inner, h.count, 1, &id_state, h.pred_id + 1, h.pred_sum + 1))
 			return false;
 		step |= (id_state & TGC_ID_FIXED(1)) ? 0 : 2;
 	}
@@ -270,18 +293,23 @@ template <class Held> static inline bool predict_next(Held &h)
 		    (load16(inner + ipv4::kFragOff) & ipv4::kDF);
 	v.pad[0] = v.pad[1] = 0;
 	h.next_v = v;
+	h.pm.id_state = v.id_state;
+	h.pm.fixedid = v.fixedid;
 	return true;
 }
 
-// The ID of the IPv4 header at @p one up, and its checksum with it: RFC 1624 eqn. 3 with ~m + m' = 0x10000, which
-// folds to 1 (0 from 0xffff to 0: equal modulo 0xffff).
-__attribute__((always_inline)) static inline void step_id(u8 *p)
+// The ID of the IPv4 header at @p one up, and its checksum with it, from their host-order copies
+// @id and @sum (the checksum's complement), which are stepped too: RFC 1624 eqn. 3 with ~m + m' =
+// 0x10000, which folds to 1 (0 from 0xffff to 0: equal modulo 0xffff). Two stores, no loads of @p.
+__attribute__((always_inline)) static inline void step_id(u8 *p, u16 *id, u16 *sum)
 {
-	const u16 id = load16(p + ipv4::kId);
-	u32 sum = (~load16(p + ipv4::kCheck) & 0xffffu) + (id != 0xffff ? 1u : 0u);
-	sum = (sum & 0xffff) + (sum >> 16);
-	store16(p + ipv4::kId, static_cast<u16>(id + 1));
-	store16(p + ipv4::kCheck, static_cast<u16>(~sum));
+	const u16 next = static_cast<u16>(*id + 1);
+	u32 s = *sum + (next != 0 ? 1u : 0u);
+	s = (s & 0xffff) + (s >> 16);
+	*id = next;
+	*sum = static_cast<u16>(s);
+	store16(p + ipv4::kId, next);
+	store16(p + ipv4::kCheck, static_cast<u16>(~s));
 }
 
 // predict_next() after a merge of the predicted segment itself (id_state, so h.next_v, unchanged): the same
@@ -293,68 +321,98 @@ template <class Held> __attribute__((always_inline)) static inline void predict_
 	store32(h.pred + h.first.tcp_off + tcp::kSeq, seq);
 	h.next.seq = seq;
 	if (h.pred_step & 1)
-		step_id(h.pred);
+		step_id(h.pred, &h.pred_id[0], &h.pred_sum[0]);
 	if (h.pred_step & 2)
-		step_id(h.pred + h.first.inner_off);
+		step_id(h.pred + h.first.inner_off, &h.pred_id[1], &h.pred_sum[1]);
 }
 
-// Nonzero when the @n bytes at @a and @b differ, @n a multiple of 4 and at most kPredMax: words_diff() unrolled
-// (a jump into a run of 8-byte compares), as the predicted stage's one compare.
+// Nonzero when the @n bytes at @a and @b differ, @n a multiple of 4 from 40 (an IPv4 and a TCP
+// header, the least a TCP segment has) to kPredMax: the predicted stage's one compare. Five 8-byte
+// compares, then, for longer headers, words_diff() of the rest unrolled (a jump into a run of
+// 8-byte compares).
 __attribute__((always_inline)) static inline u64 pred_diff(const u8 *a, const u8 *b, u32 n)
 {
-	u64 d = (n & 4) ? raw32(a + n - 4) ^ raw32(b + n - 4) : 0;
+	u64 d = (raw64(a) ^ raw64(b)) | (raw64(a + 8) ^ raw64(b + 8)) |
+		(raw64(a + 16) ^ raw64(b + 16)) | (raw64(a + 24) ^ raw64(b + 24)) |
+		(raw64(a + 32) ^ raw64(b + 32));
+	if (n == kPredMin)
+		return d;
+	if (n & 4)
+		d |= raw32(a + n - 4) ^ raw32(b + n - 4);
 #define TGC_W(i)                                                           \
 	case (i) + 1:                                                      \
 		d |= raw64(a + (i) * sizeof(u64)) ^ raw64(b + (i) * sizeof(u64)); \
 		[[fallthrough]]
 	switch (n / 8) {
 		TGC_W(15); TGC_W(14); TGC_W(13); TGC_W(12); TGC_W(11); TGC_W(10); TGC_W(9); TGC_W(8);
-		TGC_W(7); TGC_W(6); TGC_W(5); TGC_W(4); TGC_W(3); TGC_W(2); TGC_W(1); TGC_W(0);
+		TGC_W(7); TGC_W(6); TGC_W(5);
 	default:
 		break;
 	}
 #undef TGC_W
 	return d;
 }
-static_assert(kPredMax == 16 * 8, "pred_diff: 16 words");
-static_assert(kPredMax <= TGC_MAX_HDR_BYTES, "predict_start() copies kPredMax bytes of the header copy");
+static_assert(kPredMax == 16 * 8 && kPredMin == 5 * 8, "pred_diff: 5 words, then up to 11");
+static_assert(kPredMax <= TGC_MAX_HDR_BYTES, "predict_start() copies up to kPredMax header bytes");
 
 // The TGC_IN_* bits of a segment the predicted stage takes: none of kFastRefuse, and no TGC_IN_CSUM_CHECK (the
 // fast stage checks the sum); the caller's own bits (the engine's TLS state) it compares itself.
 constexpr u32 kPredRefuse = kFastRefuse | TGC_IN_CSUM_CHECK;
 
-// Whether @seg may be a predicted segment at all: a wire segment, its headers in the view (hdr_len at most
-// pkt_len, as parse() requires); its TGC_IN_* bits the caller tests (none of kPredRefuse).
+// Whether @seg may be a predicted segment at all: a wire segment with headers (their length
+// pred_candidate() checks per candidate); its TGC_IN_* bits the caller tests (none of kPredRefuse).
 __attribute__((always_inline)) static inline bool pred_shape(const tgc_seg *seg)
 {
-	return !seg->gso_size && seg->hdr && seg->hdr_len <= seg->pkt_len;
+	return !seg->gso_size && seg->hdr;
 }
 
-// Whether @seg (pred_shape()) has held packet @h's encap and layout, pkt_len payload_off + gso_size and its ports
-// (another flow differs there): what makes reading its headers at h's offsets safe (predicted(), predict_start()).
+// Whether @seg (pred_shape()) has held packet @h's shape for its predicted next segment: pkt_len
+// h.pred_len (payload_off + gso_size) and its headers in the view (hdr_len from payload_off to
+// pkt_len, as fast_shape() and parse() require: one unsigned compare). What makes reading its
+// headers at h's offsets safe (pred_ports(), predicted(), predict_start()).
+template <class Held>
+__attribute__((always_inline)) static inline bool pred_shape_of(const tgc_seg *seg, const Held &h)
+{
+	return seg->pkt_len == h.pred_len && h.pred_len - seg->hdr_len <= h.gso_size;
+}
+
+// Whether @seg (pred_shape_of() @h, or at least tcp_off + 4 bytes in its view) has held packet @h's
+// ports at h's layout: another flow differs there, so this is the test that tells flows apart.
+template <class Held>
+__attribute__((always_inline)) static inline bool pred_ports(const tgc_seg *seg, const Held &h)
+{
+	const u32 toff = h.first.tcp_off;
+	return raw32(seg->hdr + toff) == raw32(h.hdr + toff);
+}
+
+// Whether @seg may be held packet @h's predicted next segment: pred_shape_of() and pred_ports(),
+// h's encap (so its layout), and its TGC_IN_* bits the ones h takes (the caller's test: none of
+// kPredRefuse, and its own state).
 template <class Held> __attribute__((always_inline)) static inline bool pred_candidate(const tgc_seg *seg, const Held &h)
 {
-	const tgc_pkt &first = h.first;
-	return seg->encap == first.encap && seg->hdr_len >= first.payload_off &&
-	       seg->pkt_len == first.payload_off + h.gso_size &&
-	       raw32(seg->hdr + first.tcp_off) == raw32(h.hdr + first.tcp_off);
+	return pred_shape_of(seg, h) && pred_ports(seg, h) && seg->encap == h.first.encap;
 }
 
-// Whether @seg (pred_shape(), pred_candidate() of @h, TGC_IN_* bits with none of kPredRefuse) is the predicted
-// next segment of @h: every header byte h.pred's but the TCP checksum, and the aggregate below 64 KiB. The
-// segment's TCP checksum is copied into h.pred (not a GRO rule; nothing reads that field there), so that
-// [0, payload_off) is one compare.
+// Whether @seg (pred_candidate() of @h) is the predicted next segment of @h, but for the 64 KiB
+// (pred_fits()): every header byte h.pred's but the TCP checksum. The segment's TCP checksum is
+// copied into h.pred (not a GRO rule; nothing reads that field there), so that [0, payload_off) is
+// one compare.
 template <class Held> __attribute__((always_inline)) static inline bool predicted(const tgc_seg *seg, Held &h)
 {
-	const tgc_pkt &first = h.first;
-	const u32 toff = first.tcp_off, poff = first.payload_off;
+	// Everything read before the copy: its byte stores may alias any of it, which g++ would
+	// load again.
 	const u8 *hdr = seg->hdr;
-	u8 *p = h.pred;
-	p[toff + tcp::kCheck] = hdr[toff + tcp::kCheck];
-	p[toff + tcp::kCheck + 1] = hdr[toff + tcp::kCheck + 1];
-	if (pred_diff(hdr, p, poff))
-		return false;
-	return h.total_len + h.gso_size < TGC_MAX_GRO_BYTES;
+	const u32 csum = h.first.tcp_off + tcp::kCheck, poff = h.first.payload_off;
+	__builtin_memcpy(h.pred + csum, hdr + csum, 2); // bytes: no alignment assumed
+	return !pred_diff(hdr, h.pred, poff);
+}
+
+// Whether h's predicted segment keeps the aggregate below 64 KiB (merge_flush's SIZE): total_len +
+// gso_size below TGC_MAX_GRO_BYTES, with h.pred_room that limit less gso_size (the caller's, kept
+// with pred_len).
+template <class Held> __attribute__((always_inline)) static inline bool pred_fits(const Held &h)
+{
+	return h.total_len < h.pred_room;
 }
 
 } // namespace tungro

@@ -76,6 +76,29 @@ TEST(FastStage, CleanTrainsMergeByTheFastStage)
 	}
 }
 
+// A clean train past 64 KiB: the predicted segment that would take a packet there is decided on
+// its flow's prediction (SIZE: the packet completed, the segment held), as the full stage decides
+// it (the shadow), in every kind and table.
+TEST(FastStage, PredictedSegmentAt64KiBDecidedAsTheFullStage)
+{
+	for (const Kind &k : kKinds) {
+		for (const Table &t : kTables) {
+			const Segment s = k.make();
+			if (!s.outer.options.empty() && !t.ipv4_options)
+				continue;
+			MiniGro g(encap_of(s), true, 0, t);
+			g.receive_all(build_all(train(s, 100)));
+			g.flush();
+			SCOPED_TRACE(k.name);
+			const Counts c = g.seg_counts();
+			const tgc_engine_stats st = g.stats();
+			ASSERT_GE(c.size(), 3u); // 100 segments of 1400 bytes: three packets
+			EXPECT_EQ(st.reasons[TGC_R_SIZE], c.size() - 1);
+			EXPECT_EQ(st.fastpath, 100u - c.size());
+		}
+	}
+}
+
 // The fast stage is off with TGC_ENGINE_NO_FASTPATH, and then gives the same packets (no shadow needed).
 TEST(FastStage, NoFastPathFlagTurnsItOff)
 {

@@ -25,7 +25,7 @@ struct Flow {
 	u32 payload_len;
 	u8 id_state, tls, bucket;	// bucket: its index (buckets <= 256)
 	u8 pred_step;		// predict_step()'s layers
-	u8 pad[3];
+	u8 pad[4];
 	u32 pred_in;		// the TGC_IN_* bits of kPredIn a segment it takes has (its TLS
 				// state), and the prediction's state: | kPredLazy while LAZY,
 				// kPredNever while OFF
@@ -314,8 +314,8 @@ private:
 	Rx *rx_;
 };
 
-// The prediction of LAZY flow @f, when a segment that may be its next one comes (pred_candidate()):
-// out of the receive loop, once a held packet. Whether it is ON.
+// The prediction of LAZY flow @f, when a segment that may be its next one comes (pred_shape_of(),
+// pred_ports(), its encap): out of the receive loop, once a held packet. Whether it is ON.
 __attribute__((noinline)) bool start_prediction(Flow *f)
 {
 	if (predict_start(*f) && predict_next(*f)) {

@@ -191,8 +191,8 @@ __attribute__((always_inline)) static inline bool fast_merge(const tgc_seg *seg,
  *   checksum   RFC 1624's eqn. 3 for that ID from the template's (predict_step(): from the
  *              previous prediction, the ID one up), so ipv4_sum_kept() holds: HC' + ID' = HC + ID
  *              modulo 0xffff;
- *   the rest   at the segment: pred_shape() and pred_candidate() (fast_shape()'s conditions,
- *              hdr_len <= pkt_len), the 64 KiB (pred_fits()), no kPredRefuse bit
+ *   the rest   at the segment: pred_shape(), pred_shape_of() (fast_shape()'s conditions,
+ *              hdr_len <= pkt_len), pred_ports() and the flow's encap, the 64 KiB (pred_fits()), no kPredRefuse bit
  *              (TGC_IN_CSUM_CHECK included: the fast stage checks the sum); the caller's candidate
  *              conditions (EngineOps::expected()'s) are its own.
  * h.next_v is merge_verdict()'s record for such a segment: no end flag, payload the MSS, TCP, so
@@ -360,7 +360,7 @@ static_assert(kPredMax <= TGC_MAX_HDR_BYTES, "predict_start() copies up to kPred
 constexpr u32 kPredRefuse = kFastRefuse | TGC_IN_CSUM_CHECK;
 
 // Whether @seg may be a predicted segment at all: a wire segment with headers (their length
-// pred_candidate() checks per candidate); its TGC_IN_* bits the caller tests (none of kPredRefuse).
+// pred_shape_of() checks per candidate); its TGC_IN_* bits the caller tests (none of kPredRefuse).
 __attribute__((always_inline)) static inline bool pred_shape(const tgc_seg *seg)
 {
 	return !seg->gso_size && seg->hdr;
@@ -385,15 +385,8 @@ __attribute__((always_inline)) static inline bool pred_ports(const tgc_seg *seg,
 	return raw32(seg->hdr + toff) == raw32(h.hdr + toff);
 }
 
-// Whether @seg may be held packet @h's predicted next segment: pred_shape_of() and pred_ports(),
-// h's encap (so its layout), and its TGC_IN_* bits the ones h takes (the caller's test: none of
-// kPredRefuse, and its own state).
-template <class Held> __attribute__((always_inline)) static inline bool pred_candidate(const tgc_seg *seg, const Held &h)
-{
-	return pred_shape_of(seg, h) && pred_ports(seg, h) && seg->encap == h.first.encap;
-}
-
-// Whether @seg (pred_candidate() of @h) is the predicted next segment of @h, but for the 64 KiB
+// Whether @seg (pred_shape_of() and pred_ports() of @h, h's encap, and its TGC_IN_* bits the ones h
+// takes: the caller's tests) is the predicted next segment of @h, but for the 64 KiB
 // (pred_fits()): every header byte h.pred's but the TCP checksum. The segment's TCP checksum is
 // copied into h.pred (not a GRO rule; nothing reads that field there), so that [0, payload_off) is
 // one compare.

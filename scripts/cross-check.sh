@@ -4,7 +4,7 @@
 # (arch, word size, endianness, alignment of u32/u64, result). Prepared trees are cached like the test kernels.
 #
 # usage: scripts/cross-check.sh [--selftest]
-#   --selftest  build with TUNGRO_LAYOUT_SELFTEST=1 (the 2024 m68k layout mistake on purpose): exits 0 only if
+#   --selftest  build x86_64 and m68k with TUNGRO_LAYOUT_SELFTEST=1 (the 2024 m68k layout mistake on purpose): exits 0 only if
 #               the m68k build fails with a layout assert that names the tungro_gro_cb field, and x86_64 passes.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -73,6 +73,8 @@ extra_make=()
 rows=() passed=0 failed=0 missing=0 selftest_ok=1 m68k_msg=""
 for entry in "${matrix[@]}"; do
   IFS='|' read -r arch karch cross pkg extra <<<"$entry"
+  # the proof's verdict reads x86_64 and m68k only; building the other seven again took 2 of make test's minutes
+  [ $selftest = 0 ] || [ "$arch" = x86_64 ] || [ "$arch" = m68k ] || continue
   if ! command -v "${cross}g++" >/dev/null || ! command -v "${cross}gcc" >/dev/null; then
     rows+=("$arch|-|-|-|-|NO COMPILER (Debian package $pkg not installed)")
     missing=$((missing + 1)); continue

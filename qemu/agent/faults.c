@@ -53,18 +53,22 @@ static int fi_write(int which, const char *file, const char *val)
 	return write_file(path, val);
 }
 
-/* probability in percent; 0 turns injection off */
+/*
+ * probability in percent; 0 turns injection off. The probability is written last: written first, it armed
+ * injection for every allocation of the kernel (no stack filter yet) while the other attributes were written, and
+ * those writes' own allocations failed with ENOMEM (2026-12-04, the first run of these checks on the debug kernel).
+ */
 static int fi_arm(unsigned long start, unsigned long end, int probability)
 {
 	char v[32];
 	int rc = 0;
 	for (int i = 0; i < 2 && !rc; i++) {
-		snprintf(v, sizeof(v), "%d", probability);
-		rc = fi_write(i, "probability", v);
-		if (!probability)
+		if (!probability) {
+			rc = fi_write(i, "probability", "0");
 			continue;
+		}
 		snprintf(v, sizeof(v), "%d", FI_TIMES);
-		rc = rc ? rc : fi_write(i, "times", v);
+		rc = fi_write(i, "times", v);
 		rc = rc ? rc : fi_write(i, "interval", "1");
 		rc = rc ? rc : fi_write(i, "verbose", "0");
 		rc = rc ? rc : fi_write(i, "task-filter", "N");
@@ -74,6 +78,8 @@ static int fi_arm(unsigned long start, unsigned long end, int probability)
 		rc = rc ? rc : fi_write(i, "require-start", v);
 		snprintf(v, sizeof(v), "0x%lx", end);
 		rc = rc ? rc : fi_write(i, "require-end", v);
+		snprintf(v, sizeof(v), "%d", probability);
+		rc = rc ? rc : fi_write(i, "probability", v);
 	}
 	return rc;
 }
@@ -104,7 +110,7 @@ void fault_injection_checks(unsigned mib)
 {
 	uint64_t bytes = (uint64_t)mib * MIB, n_stream, n_attach;
 	unsigned long start, end;
-	int rc, attached_ok = 0, refused = 0, other = 0;
+	int rc, attached_ok = 0, refused = 0, refused_first = 0, other = 0;
 
 	if (access(fi_dirs[0], F_OK) || access(fi_dirs[1], F_OK)) {
 		out("# fault injection: skipped (kernel without failslab/fail_page_alloc debugfs: not the debug variant)");
@@ -116,6 +122,7 @@ void fault_injection_checks(unsigned mib)
 		return;
 	}
 	if ((rc = tungro_text(&start, &end)) || (rc = fi_arm(start, end, 5))) {
+		fi_arm(0, 0, 0);   /* a half-armed failslab would fail the kernel's allocations from here on */
 		fail("fault injection: set-up: %s", strerror(-rc));
 		mod_unload();
 		return;
@@ -125,7 +132,7 @@ void fault_injection_checks(unsigned mib)
 	stream_ok("faults_offload_stream", "tungro-faults", bytes, 9100);
 	/* attach itself may fail now: retry until it holds, counting the refusals */
 	for (int i = 0; i < 50 && (rc = engine_control("attach eth0")); i++)
-		refused++;
+		refused_first++;
 	if (rc)
 		fail("fault injection: attach eth0 failed 50 times in a row (last: %s)", strerror(-rc));
 	else
@@ -155,8 +162,9 @@ void fault_injection_checks(unsigned mib)
 	fi_arm(0, 0, 0);
 
 	check("faults_attach_cycles", other == 0 && attached_ok > 0,
-	      "%d attach/detach cycles: %d attached, %d refused with ENOMEM, %d other errors (need 0 and >= 1 attached)",
-	      FI_CYCLES, attached_ok, refused, other);
+	      "%d attach/detach cycles: %d attached, %d refused with ENOMEM, %d other errors (need 0 and >= 1 attached);"
+	      " the engine stream's attach was refused %d times first", FI_CYCLES, attached_ok, refused, other,
+	      refused_first);
 	check("faults_injected", n_stream + n_attach > 0,
 	      "%" PRIu64 " allocation failures injected into tungro's allocations during the streams, %" PRIu64
 	      " during attach cycles (need > 0: the stack filter reached tungro)", n_stream, n_attach);

@@ -38,7 +38,7 @@ step() {
 lane_main() {
   step main "host tests (ASan+UBSan), bench check, fuzz smoke" "$here/scripts/host-test.sh" &&
     step main "lint" "$here/scripts/lint.sh" &&
-    step main "tungro.ko, x86_64 test kernel" "$here/scripts/build-module.sh" x86_64 >/dev/null &&
+    step main "tungro.ko, x86_64 test kernel" "$here/scripts/build-module.sh" x86_64 &&
     step main "DKMS build, Debian 6.12 headers" "$here/scripts/dkms-test.sh" &&
     step main "build matrix, 9 arches" "$here/scripts/cross-check.sh" &&
     step main "layout negative proof" "$here/scripts/cross-check.sh" --selftest &&

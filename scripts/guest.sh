@@ -43,10 +43,10 @@ if [ "$mode" = demo ]; then
   [ -z "$tsc" ] || cmdline+=" $tsc"
 fi
 if [ "$mode" = test ] || [ "$mode" = race ]; then
-  # K06: insmod/rmmod cycles under traffic, 50 in make test (issue 10; about 12 s on x86_64, 15 s on m68k); make
-  # soak runs 1000, make test-full 200 on Debian's kernels. The lockdep kernels (debug: KASAN; kcsan) take 5 to 20 s
-  # a cycle under K06's traffic, most of it the kernel's own unload (8 RCU grace periods with lockdep, README's
-  # K06): 20 there, at the agent's slower pace.
+  # K06: insmod/rmmod cycles under traffic, 50 in make test (issue 10; 18 s on x86_64, 20 s on m68k, 41 to 47 s
+  # on Debian's kernels beside the host steps); make soak runs 1000, make test-full 200 on Debian's kernels. The
+  # lockdep kernels (debug: KASAN; kcsan) take 5 to 20 s a cycle under K06's traffic, most of it the kernel's own
+  # unload (8 RCU grace periods with lockdep, README's K06): 20 there, at the agent's slower pace.
   case "${TUNGRO_VARIANT:-}" in debug|kcsan) cycles=${TUNGRO_CYCLES:-20} ;; *) cycles=${TUNGRO_CYCLES:-50} ;; esac
 fi
 if [ "$mode" = soak ]; then

@@ -58,7 +58,7 @@ ran_on=$(grep -m1 -o 'arch=[^ ]* kernel=[^ ]*' "$out/results.txt" || echo "arch=
 missing=()
 for s in "${suites[@]}"; do grep -qE "=+ \[PASSED\] $s =+" "$out/parse.plain.txt" || missing+=("$s"); done
 summary=$(grep -m1 'Testing complete' "$out/parse.plain.txt" || echo "no summary")
-fuzzed=$({ grep -ohE 'batch [0-9]+: [0-9]+ trains' "$out/ktap.txt" || true; } | awk '{ t += $3 } END { print t + 0 }')
+fuzzed=$(fuzz_trains_run "$out/ktap.txt")
 [ "$fuzzed" -eq 0 ] || log "kunit $arch: skb-shape fuzzer: $fuzzed random trains in random skb layouts"
 echo "kunit $ran_on: $(grep -c '^# Subtest\|^    # Subtest' "$out/ktap.txt" || true) suites, ${summary#*Testing complete. } ($((SECONDS - start)) s)"
 # issue 12's kernel-side figures (tungro_bench): reported, never a gate

@@ -5,6 +5,12 @@ die() { printf '[tungro] error: %s\n' "$*" >&2; exit 1; }
 
 tungro_cache() { echo "${TUNGRO_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tungro}"; }
 
+# fuzz_trains_run KTAP: how many skb-shape fuzzer trains a KUnit run's KTAP output reports (its "batch B: N
+# trains" lines added up; 0 when it ran none).
+fuzz_trains_run() {
+  { grep -ohE 'batch [0-9]+: [0-9]+ trains' "$1" || true; } | awk '{ t += $3 } END { print t + 0 }'
+}
+
 # host_ccache: puts ccache in front of the host builds of the core (tests, bench, fuzz), its cache beside the
 # kernels: a fresh clone rebuilds the same objects each make test, about 2 minutes of the 2-core CI machine. Sets
 # HOST_CMAKE_CACHE to the CMake arguments (empty when ccache is absent). Paths below the checkout are hashed

@@ -42,7 +42,7 @@ for i in "${!pids[@]}"; do
   g=$((i + 1))
   if wait "${pids[$i]}"; then
     ktap="$here/build/x86_64-debug/kunit-fuzz$g/ktap.txt"
-    got=$({ grep -ohE 'batch [0-9]+: [0-9]+ trains' "$ktap" || true; } | awk '{ t += $3 } END { print t + 0 }')
+    got=$(fuzz_trains_run "$ktap")
     if [ "$got" -ne "${want[$i]}" ]; then
       log "guest $g: passed but ran $got trains of ${want[$i]}"
       failed=1

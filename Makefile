@@ -9,7 +9,7 @@
 #   make module-test      tungro.ko (and tungro_kunit.ko) for the cached test kernel of ARCH, building it if needed
 #   make demo             x86_64 QEMU demo: kernel GRO, tungro offloads and engine on streams, 200 connections, trains
 #   make test             host unit tests (ASan/UBSan), lint, module + build checks, QEMU x86_64 guest checks
-#                         (test kernel, Debian's 6.12 and 6.1), m68k
+#                         (test kernel, Debian's 6.1), x86_64 conformance, m68k KUnit and guest checks
 #   make host-test        only the host unit tests of the C++ core
 #   make lint             checkpatch --strict, pr_fmt, sparse (make C=2), kernel-doc on the kernel C; clang-tidy on
 #                         the core
@@ -18,7 +18,8 @@
 #   make soak             1000 insmod/rmmod and 1000 attach/detach cycles under traffic, TCP counters against the
 #                         kernel's GRO alone, kmemleak at the end (x86_64 kernel variant with kmemleak only)
 #   make test-full        make test + the KASAN guest checks + make test-kcsan + make soak + make fuzz +
-#                         make test-install (by hand)
+#                         m68k conformance + Debian's 6.12 and 6.1 guests (200 K06 cycles) + make test-install
+#                         (by hand)
 #   make test-install     a fresh Debian 12 machine in QEMU (its own 6.1 kernel and headers): git clone, make,
 #                         make install, modprobe, make dkms-install, as a new user does (image cached)
 #   make fuzz             30 minutes of libFuzzer on the core's three harnesses (10M executions each), coverage
@@ -219,6 +220,7 @@ fuzz: setup
 # cycles (make test runs 50 on every kernel), on the KASAN kernel, make test-kcsan, make soak,
 # make fuzz, and the fresh-machine install check.
 test-full: test test-kcsan soak fuzz
+	@$(TOP)/scripts/guest.sh m68k conform 0
 	@TUNGRO_KERNEL=debian-6.1 TUNGRO_CYCLES=200 $(TOP)/scripts/guest.sh x86_64 test $(TEST_MIB)
 	@TUNGRO_KERNEL=debian TUNGRO_CYCLES=200 $(TOP)/scripts/guest.sh x86_64 test $(TEST_MIB)
 	@TUNGRO_VARIANT=debug $(TOP)/scripts/guest.sh x86_64 test $(TEST_MIB)

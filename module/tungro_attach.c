@@ -63,6 +63,8 @@ static LIST_HEAD(tungro_devs);	/* attached devices, under rtnl */
 /* Since load, under rtnl: detaches, and what they delivered or found left over (tungro/control). */
 static u64 tungro_detaches, tungro_detach_held, tungro_detach_queued, tungro_detach_left;
 static u64 tungro_detach_leaked;
+/* Detaches whose kick moved a queue's polls to another CPU (the frames' since the last poll) */
+static u64 tungro_detach_moved;
 /* Attaches that found the device's NAPI holding packets when disabled (tungro_napi_flush_held()) */
 static u64 tungro_attach_flushed;
 static struct dentry *tungro_control;
@@ -277,8 +279,11 @@ static void tungro_detach(struct tungro_dev *td, bool gone)
 		 * overtakes an earlier one of its flow when the handler goes.
 		 */
 		WRITE_ONCE(td->closing, true);
-		for (i = 0; i < td->nq; i++)
+		for (i = 0; i < td->nq; i++) {
+			if (READ_ONCE(td->rxq[i].poll_cpu) != READ_ONCE(td->rxq[i].cpu))
+				tungro_detach_moved++;
 			tungro_rxq_kick(&td->rxq[i]);
+		}
 		while (atomic_read(&td->inflight) && waited < TUNGRO_DRAIN_MS) {
 			usleep_range(500, 1000);
 			waited++;
@@ -433,6 +438,7 @@ static int tungro_control_show(struct seq_file *m, void *unused)
 		   tungro_detach_held, tungro_detach_queued);
 	seq_printf(m, "detach_left %llu\ndetach_leaked %llu\nattach_flushed %llu\n",
 		   tungro_detach_left, tungro_detach_leaked, tungro_attach_flushed);
+	seq_printf(m, "detach_moved %llu\n", tungro_detach_moved);
 	rtnl_unlock();
 	return 0;
 }

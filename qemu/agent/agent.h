@@ -330,19 +330,24 @@ void tcp_report(const char *name, const struct tcp_delta *eng, const struct tcp_
 struct tcp_pairs {
 	struct tcp_delta cyc, ker;      /* sums over the cycle windows and over the kernel-GRO windows */
 	double cyc_mib, ker_mib;        /* MiB the receiver read in them */
+	double cyc_s, ker_s;            /* and their seconds */
 	double ofo_d[TCP_PAIRS_MAX];    /* per pair: kernel - cycles TCPOFOQueue per MiB (cycles worse: < 0) */
 	double retrans_d[TCP_PAIRS_MAX];   /* the same for the sender's RetransSegs */
+	double ofo_ds[TCP_PAIRS_MAX], retrans_ds[TCP_PAIRS_MAX];   /* the same per second */
 	int pairs;
 };
 /* counters and the receiver's bytes at a pair's edges: [0] cycles start, [1] cycles end = kernel start, [2] end */
 struct tcp_edges {
 	struct tcp_counters t[3][2];
 	unsigned long at[3];
+	uint64_t us[3];
 };
 int tcp_edge(struct tcp_edges *e, int k, unsigned long progress);   /* edge k now: 0 or -errno */
 void tcp_pairs_add(struct tcp_pairs *p, const struct tcp_edges *e);  /* after edge 2; a stalled window: no pair */
 enum { TCP_PAIRS_NOT_WORSE, TCP_PAIRS_WORSE, TCP_PAIRS_TOO_FEW };
-/* the TAG line (LOOPTCP, K06TCP): totals, per-MiB rates, both p values; the verdict: worse when either p < p_fail */
+#define TCP_PAIRS_GATE_RATIO 3.0   /* cycle windows' out of order per second at most this times the kernel's */
+/* the TAG line (LOOPTCP, K06TCP): totals, rates, the p values (significant: per MiB and per second < p_fail);
+ * the verdict: worse when the cycle windows' out of order per second exceed TCP_PAIRS_GATE_RATIO times the kernel's */
 int tcp_pairs_report(const char *tag, const struct tcp_pairs *p, int min_pairs, double p_fail, int gated);
 
 /* ---- engine_irq.c ---- */

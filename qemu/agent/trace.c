@@ -269,8 +269,18 @@ void trace_checks(uint64_t bytes)
 		mod_unload();
 		return;
 	}
+	/*
+	 * No comm and tgid recording: enabling an event would otherwise hook sched_switch and sched_wakeup for them,
+	 * and patch their static calls in __schedule() (text_poke_bp: int3, then IPIs to every CPU). Under TCG a
+	 * vCPU then kept trapping on that int3 in __schedule() with interrupts off while the other waited for its
+	 * IPI: Debian 6.1's guest hung there once (2026-12-04, soft lockups, killed by boot.sh's timeout). The checks
+	 * read only tungro's events.
+	 */
+	write_file(TRACEFS "/options/record-cmd", "0");
+	write_file(TRACEFS "/options/record-tgid", "0");
 	trace_offload(bytes);
 	trace_engine(bytes);
+	write_file(TRACEFS "/options/record-cmd", "1");
 	write_file(TRACEFS "/trace", "");
 	if (size[0])
 		write_file(TRACEFS "/buffer_size_kb", size);

@@ -7,8 +7,10 @@
 #   RESULTS other than "success"), or "" when it passed. A QEMU that crashes leaves a core file (without guest
 #   memory when the machine has dump-guest-core=off) in QEMU_LOG's folder, named in QEMU_REASON: one warm make
 #   test of 2026-12-02 had qemu-system-x86_64 die of SIGSEGV at boot, with nothing to look at afterwards.
+#   QEMU_BOOT_S (default 180; the KASAN kernel reaches init at 20 s): the guest must write its first result line by then, or QEMU is stopped and
+#   QEMU_BOOT_HUNG=1 (a hang in the kernel's own boot, before the agent: see boot.sh).
 qemu_run_judged() {
-  local timeout_s=$1 qlog=$2 results=$3 console=$4 qpid tpid last
+  local timeout_s=$1 qlog=$2 results=$3 console=$4 qpid tpid wpid last
   shift 4
   QEMU_RC=0 QEMU_REASON=
   (ulimit -c unlimited 2>/dev/null; cd "$(dirname "$qlog")" && exec timeout --foreground -k 10 "$timeout_s" "$@") \
@@ -16,10 +18,29 @@ qemu_run_judged() {
   qpid=$!
   tail -n +1 -F --pid="$qpid" "$results" 2>/dev/null &
   tpid=$!
+  # A guest whose agent has not written its first line after boot_s seconds hung in the kernel's own boot,
+  # before the agent loads tungro: stopped there, not at the run's timeout (QEMU_BOOT_HUNG=1).
+  local boot_s=${QEMU_BOOT_S:-180} marker
+  marker="$(dirname "$qlog")/boot-hung"
+  rm -f "$marker"
+  (
+    for ((i = 0; i < boot_s; i++)); do
+      sleep 1
+      kill -0 "$qpid" 2>/dev/null && [ ! -s "$results" ] || exit 0
+    done
+    : >"$marker"
+    kill "$qpid" 2>/dev/null
+  ) &
+  wpid=$!
   wait "$qpid" || QEMU_RC=$?
   wait "$tpid" 2>/dev/null || true
+  wait "$wpid" 2>/dev/null || true
   last=$(tail -n 1 "$results" 2>/dev/null || true)
-  if (( QEMU_RC == 124 || QEMU_RC == 137 )); then
+  QEMU_BOOT_HUNG=0
+  if [ -e "$marker" ]; then
+    QEMU_BOOT_HUNG=1
+    QEMU_REASON="the guest did not reach its agent within ${boot_s}s: the kernel's boot hung before tungro was loaded (console: $(tail -n 1 "$console" 2>/dev/null | cut -c1-120))"
+  elif (( QEMU_RC == 124 || QEMU_RC == 137 )); then
     QEMU_REASON="QEMU killed by timeout after ${timeout_s}s"
   elif (( QEMU_RC != 0 )); then
     QEMU_REASON="QEMU exited with status $QEMU_RC: $(tail -n 5 "$qlog" | tr '\n' ' ')"

@@ -148,7 +148,11 @@ static void tungro_engine_e04_budget_exhausted_mid_train(struct kunit *test)
  */
 static void tungro_engine_e05_stop_delivers_held(struct kunit *test)
 {
-	static const struct tgk_opts layouts[] = { {}, { .page_frag = true, .align = 2 } };
+	static const struct tgk_opts layouts[] = {
+		{}, { .page_frag = true, .align = 2 },
+		/* virtio-net's mergeable buffers: headers read in place in frag 0 */
+		{ .page_frag = true, .no_linear = true },
+	};
 	struct tgk_seg first, *s = tgk_segs(test, 6);
 	struct tgk_result *res = result(test);
 	unsigned int l, direct;
@@ -224,7 +228,11 @@ static void tungro_engine_defer_hard_irqs(struct kunit *test)
  */
 static void tungro_engine_crafted_16_flow_trains(struct kunit *test)
 {
-	static const struct tgk_opts layouts[] = { {}, { .page_frag = true, .align = 2 } };
+	static const struct tgk_opts layouts[] = {
+		{}, { .page_frag = true, .align = 2 },
+		/* virtio-net's mergeable buffers: headers read in place in frag 0 */
+		{ .page_frag = true, .no_linear = true },
+	};
 	struct tgk_seg *s = tgk_segs(test, 256);
 	struct tgk_result *res = result(test);
 	unsigned int l;

@@ -79,23 +79,40 @@ static struct tungro_dev *tungro_find(const struct net_device *dev)
 	return NULL;
 }
 
+/*
+ * The byte at @off from the network header, if the frame holds at least @len bytes; read where it
+ * is, so headers that sit in a page frag stay there (the engine reads them in place).
+ */
+static bool tungro_peek(const struct sk_buff *skb, unsigned int len, unsigned int off, u8 *byte)
+{
+	const u8 *at;
+
+	if (skb->len < len)
+		return false;
+	at = skb_header_pointer(skb, off, 1, byte);
+	if (!at)
+		return false;
+	*byte = *at;
+	return true;
+}
+
 /* TUNGRO_NH_COUNT for the frames the engine takes, else the kind it does not handle. */
-static unsigned int tungro_kind(struct sk_buff *skb)
+static unsigned int tungro_kind(const struct sk_buff *skb)
 {
 	u8 proto;
 
 	switch (skb->protocol) {
 	case htons(ETH_P_IP):
-		if (!pskb_may_pull(skb, sizeof(struct iphdr)))
+		if (!tungro_peek(skb, sizeof(struct iphdr), offsetof(struct iphdr, protocol),
+				 &proto))
 			return TUNGRO_NH_OTHER;
-		proto = skb->data[offsetof(struct iphdr, protocol)];
 		if (proto == IPPROTO_TCP || proto == IPPROTO_IPIP || proto == IPPROTO_IPV6)
 			return TUNGRO_NH_COUNT;
 		break;
 	case htons(ETH_P_IPV6):
-		if (!pskb_may_pull(skb, sizeof(struct ipv6hdr)))
+		if (!tungro_peek(skb, sizeof(struct ipv6hdr), offsetof(struct ipv6hdr, nexthdr),
+				 &proto))
 			return TUNGRO_NH_OTHER;
-		proto = skb->data[offsetof(struct ipv6hdr, nexthdr)];
 		/* TCP, ip4ip6 and ip6ip6, and what hides behind the extension headers the core
 		 * walks (it passes what it cannot merge, in order, with a reason)
 		 */

@@ -50,6 +50,15 @@ static void tungro_rxq_deliver(struct tungro_rxq *q)
 	unsigned int n = q->out_pkts;
 	struct sk_buff *skb, *next;
 
+	/*
+	 * The merged segments leave the in-flight count here, one atomic a list or poll rather than
+	 * one a segment: a count too high for a while only keeps the rx_handler queueing (its
+	 * order rules) and a detach waiting, never lets either pass early.
+	 */
+	if (q->merged) {
+		atomic_sub(q->merged, &q->td->inflight);
+		q->merged = 0;
+	}
 	if (!n)
 		return;
 	tungro_q_count(q, TUNGRO_Q_LISTS, 1);
@@ -83,23 +92,25 @@ static void tungro_rxq_out(struct tungro_rxq *q, struct sk_buff *skb, unsigned i
 		tungro_rxq_deliver(q);
 }
 
-/* Frees a segment whose payload now belongs to a held packet, as NAPI_GRO_CB(skb)->free says. */
+/*
+ * Frees a segment whose payload now belongs to a held packet, as NAPI_GRO_CB(skb)->free says and as
+ * napi_skb_finish() frees the kernel's merged segments: into this CPU's NAPI skb cache, which the
+ * driver's next napi_build_skb()/napi_alloc_skb() takes from. Softirq: a NAPI poll, or a stop with
+ * BH off. The rx_handler's skb_share_check() made tungro the skb's only user.
+ */
 static void tungro_free_merged(struct sk_buff *skb)
 {
 	switch (NAPI_GRO_CB(skb)->free) {
 	case NAPI_GRO_FREE_STOLEN_HEAD:
 		/*
 		 * Its head page went to the held packet as a frag, with this skb's reference, and
-		 * its frags after it. The kernel frees only the sk_buff then
-		 * (napi_skb_free_stolen_head, not exported): give the skb a page reference of its
-		 * own back and forget the frags it handed over, so the ordinary free releases
-		 * exactly what is still its own.
+		 * its frags after it: only the sk_buff is left to free (napi_skb_free_stolen_head()
+		 * is not exported; TCP's coalescing frees a stolen head's skb this way).
 		 */
-		get_page(virt_to_head_page(skb->head));
-		skb_shinfo(skb)->nr_frags = 0;
-		fallthrough;
+		kfree_skb_partial(skb, true);
+		break;
 	case NAPI_GRO_FREE:
-		consume_skb(skb);
+		napi_consume_skb(skb, 1);
 		break;
 	default:
 		break;	/* chained on the held packet's frag_list: it lives on there */
@@ -119,6 +130,13 @@ static int tungro_op_append(void *ctx, void *held, void *seg, const struct tgc_m
 	 * than one MSS). Cleared again if this first merge fails, so a one-segment packet never
 	 * looks like GSO.
 	 */
+	/*
+	 * A packet held with its headers in place in its first frag (tungro_rxq_headers()) has them
+	 * pulled when it first gets a merge: its completion patches them (tgc_finish()), and the
+	 * flags below. A failed pull completes it as it is and holds the segment.
+	 */
+	if (skb_headlen(p) < m->pkt->payload_off && !pskb_may_pull(p, m->pkt->payload_off))
+		return -1;
 	if (first)
 		skb_shinfo(p)->gso_size = p->len - m->pkt->payload_off;
 	if (tungro_append(p, skb)) {
@@ -129,7 +147,7 @@ static int tungro_op_append(void *ctx, void *held, void *seg, const struct tgc_m
 	if (m->flags_off < skb_headlen(p))
 		p->data[m->flags_off] |= m->held_flags;
 	tungro_free_merged(skb);
-	atomic_dec(&q->td->inflight);
+	q->merged++;
 	return 0;
 }
 
@@ -225,11 +243,63 @@ static void tungro_rxq_receive_traced(struct tungro_rxq *q, const struct tgc_seg
 				   r.v.flush_held && r.held);
 }
 
+/*
+ * The first page frag as the segment's bytes from its network header on, when nothing is linear
+ * (virtio-net's mergeable buffers: only the Ethernet header, which eth_type_trans() pulled, is
+ * copied to the head of a full-size frame), as dev_gro_receive() sets frag0; NULL otherwise.
+ * @avail: the bytes readable there.
+ */
+static const u8 *tungro_frag0(const struct sk_buff *skb, unsigned int *avail)
+{
+	const skb_frag_t *f0;
+
+	if (skb_headlen(skb) || !skb_shinfo(skb)->nr_frags)
+		return NULL;
+	f0 = &skb_shinfo(skb)->frags[0];
+	/* skb_gro_reset_offset()'s terms: a mapped page, the IP header aligned as the arch asks */
+	if (PageHighMem(skb_frag_page(f0)) || (NET_IP_ALIGN && (skb_frag_off(f0) & 3)))
+		return NULL;
+	*avail = min(skb_frag_size(f0), skb->len);
+	return skb_frag_address(f0);
+}
+
+/*
+ * Points @seg at the segment's headers, from the network header up to the first payload byte, in
+ * the steps tgc_hdr_need() asks for (the tunnel is told again after each: an outer IPv6 header's
+ * extension headers hide which it is). They are read in place in the first page frag when they
+ * are all there, as the kernel's GRO reads them, so a segment that merges never has its headers
+ * copied; else pulled into the linear part, nothing past them. A held packet's headers are pulled
+ * once something merges into it (tungro_op_append()). false: the skb cannot provide them.
+ */
+static bool tungro_rxq_headers(struct sk_buff *skb, struct tgc_seg *seg)
+{
+	unsigned int have = skb->protocol == htons(ETH_P_IP) ? sizeof(struct iphdr) :
+			    sizeof(struct ipv6hdr);
+	unsigned int avail = 0, need;
+	const u8 *hdr = tungro_frag0(skb, &avail);
+
+	for (;;) {
+		if (have > avail) {
+			if (!pskb_may_pull(skb, have))
+				return false;
+			hdr = skb->data;
+			avail = skb_headlen(skb);
+		}
+		seg->encap = tgc_encap_detect(hdr, have);
+		need = tgc_hdr_need(hdr, have, skb->len, seg->encap);
+		if (need <= have)
+			break;
+		have = need;
+	}
+	seg->hdr = hdr;
+	seg->hdr_len = have;
+	return true;
+}
+
 /* One skb into the engine: it ends appended, held, or queued for delivery. */
 static void tungro_rxq_feed(struct tungro_rxq *q, struct sk_buff *skb, unsigned long now)
 {
 	struct tgc_seg seg = { .time = (u32)now };
-	unsigned int have = 0, need;
 
 	memset(skb->cb, 0, sizeof(skb->cb));
 	NAPI_GRO_CB(skb)->count = 1;
@@ -239,27 +309,10 @@ static void tungro_rxq_feed(struct tungro_rxq *q, struct sk_buff *skb, unsigned 
 		tungro_q_count(q, TUNGRO_Q_UNCLONE_FAILED, 1);
 		goto pass;
 	}
-	/*
-	 * The rx_handler pulled the IP header and let only TCP, UDP (while UDP GRO is possible) and
-	 * the IP-in-IP tunnels here (over IPv6 perhaps behind extension headers). Headers up to the
-	 * first payload byte into the linear part, nothing more, in the steps tgc_hdr_need() asks
-	 * for; the tunnel is told again after each step, since an outer IPv6 header's extension
-	 * headers hide which it is.
-	 */
-	have = skb->protocol == htons(ETH_P_IP) ? sizeof(struct iphdr) : sizeof(struct ipv6hdr);
-	for (;;) {
-		seg.encap = tgc_encap_detect(skb->data, have);
-		need = tgc_hdr_need(skb->data, have, skb->len, seg.encap);
-		if (need <= have)
-			break;
-		if (!pskb_may_pull(skb, need)) {
-			tungro_q_count(q, TUNGRO_Q_HDR_FAILED, 1);
-			goto pass;
-		}
-		have = need;
+	if (!tungro_rxq_headers(skb, &seg)) {
+		tungro_q_count(q, TUNGRO_Q_HDR_FAILED, 1);
+		goto pass;
 	}
-	seg.hdr = skb->data;
-	seg.hdr_len = have;
 	seg.pkt_len = skb->len;
 	/* What 6.12's GRO buckets by; 0 from virtio-net without hash reports. */
 	seg.hash = skb->hash;

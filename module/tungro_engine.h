@@ -55,6 +55,7 @@ struct tungro_rxq {
 	void *mem;
 	struct list_head out;		/* packets to deliver, in order */
 	unsigned int out_pkts, out_segs;
+	unsigned int merged;		/* merged skbs freed, not yet taken off td->inflight */
 	bool direct;			/* device going away: netif_receive_skb_core */
 	u32 defer_count;		/* napi_defer_hard_irqs deferrals left (poll only) */
 	unsigned int cpu;		/* where the last frame was queued (tungro_rxq_kick) */

@@ -117,6 +117,8 @@ extern int (*const tungro_gro_complete_of[TUNGRO_SLOT_COUNT])(struct sk_buff *sk
 u32 tungro_seg_hash(const struct tgc_seg *seg);
 
 /* skb mechanics of tungro_gro.c, shared by the offload path and the engine path. */
+const u8 *tungro_header_view(struct sk_buff *skb, unsigned int off, unsigned int have, bool detect,
+			     unsigned int *encap, unsigned int *len);
 int tungro_append(struct sk_buff *p, struct sk_buff *skb);
 void tungro_gso_fixup(struct sk_buff *skb, int nhoff, unsigned int encap,
 		      const struct tgc_completion *c, unsigned int segs);

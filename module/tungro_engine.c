@@ -125,18 +125,18 @@ static int tungro_op_append(void *ctx, void *held, void *seg, const struct tgc_m
 
 	NAPI_GRO_CB(skb)->data_offset = m->pkt->payload_off;
 	/*
+	 * A packet held with its headers in place in its first frag (tungro_gro_reset_offset()) has
+	 * them pulled when it first gets a merge: its completion patches them (tgc_finish()), and
+	 * the flags below. A failed pull completes it as it is and holds the segment.
+	 */
+	if (skb_headlen(p) < m->pkt->payload_off && !pskb_may_pull(p, m->pkt->payload_off))
+		return -1;
+	/*
 	 * The held packet's MSS, which the kernel sets when it holds a packet: tungro_append()
 	 * needs it once the frags are full (a frag_list member must not carry more linear payload
 	 * than one MSS). Cleared again if this first merge fails, so a one-segment packet never
 	 * looks like GSO.
 	 */
-	/*
-	 * A packet held with its headers in place in its first frag (tungro_rxq_headers()) has them
-	 * pulled when it first gets a merge: its completion patches them (tgc_finish()), and the
-	 * flags below. A failed pull completes it as it is and holds the segment.
-	 */
-	if (skb_headlen(p) < m->pkt->payload_off && !pskb_may_pull(p, m->pkt->payload_off))
-		return -1;
 	if (first)
 		skb_shinfo(p)->gso_size = p->len - m->pkt->payload_off;
 	if (tungro_append(p, skb)) {
@@ -244,75 +244,52 @@ static void tungro_rxq_receive_traced(struct tungro_rxq *q, const struct tgc_seg
 }
 
 /*
- * The first page frag as the segment's bytes from its network header on, when nothing is linear
- * (virtio-net's mergeable buffers: only the Ethernet header, which eth_type_trans() pulled, is
- * copied to the head of a full-size frame), as dev_gro_receive() sets frag0; NULL otherwise.
- * @avail: the bytes readable there.
+ * NAPI_GRO_CB(skb)->frag0 as napi_gro_receive() sets it for the kernel's GRO
+ * (skb_gro_reset_offset() of net/core/gro.c, static, re-implemented here): the linear part,
+ * or, when nothing is linear (virtio-net's mergeable buffers copy only the Ethernet header of a
+ * full-size frame to the head), the first page frag if its page is mapped and the IP header
+ * aligned as the arch asks. tungro_header_view() then reads the headers in place, so a segment
+ * that merges never has them copied; a held packet's are pulled at its first merge
+ * (tungro_op_append()).
  */
-static const u8 *tungro_frag0(const struct sk_buff *skb, unsigned int *avail)
+static void tungro_gro_reset_offset(struct sk_buff *skb)
 {
-	const skb_frag_t *f0;
+	const skb_frag_t *f0 = &skb_shinfo(skb)->frags[0];
 
-	if (skb_headlen(skb) || !skb_shinfo(skb)->nr_frags)
-		return NULL;
-	f0 = &skb_shinfo(skb)->frags[0];
-	/* skb_gro_reset_offset()'s terms: a mapped page, the IP header aligned as the arch asks */
-	if (PageHighMem(skb_frag_page(f0)) || (NET_IP_ALIGN && (skb_frag_off(f0) & 3)))
-		return NULL;
-	*avail = min(skb_frag_size(f0), skb->len);
-	return skb_frag_address(f0);
-}
-
-/*
- * Points @seg at the segment's headers, from the network header up to the first payload byte, in
- * the steps tgc_hdr_need() asks for (the tunnel is told again after each: an outer IPv6 header's
- * extension headers hide which it is). They are read in place in the first page frag when they
- * are all there, as the kernel's GRO reads them, so a segment that merges never has its headers
- * copied; else pulled into the linear part, nothing past them. A held packet's headers are pulled
- * once something merges into it (tungro_op_append()). false: the skb cannot provide them.
- */
-static bool tungro_rxq_headers(struct sk_buff *skb, struct tgc_seg *seg)
-{
-	unsigned int have = skb->protocol == htons(ETH_P_IP) ? sizeof(struct iphdr) :
-			    sizeof(struct ipv6hdr);
-	unsigned int avail = 0, need;
-	const u8 *hdr = tungro_frag0(skb, &avail);
-
-	for (;;) {
-		if (have > avail) {
-			if (!pskb_may_pull(skb, have))
-				return false;
-			hdr = skb->data;
-			avail = skb_headlen(skb);
-		}
-		seg->encap = tgc_encap_detect(hdr, have);
-		need = tgc_hdr_need(hdr, have, skb->len, seg->encap);
-		if (need <= have)
-			break;
-		have = need;
-	}
-	seg->hdr = hdr;
-	seg->hdr_len = have;
-	return true;
+	NAPI_GRO_CB(skb)->frag0 = skb->data;
+	NAPI_GRO_CB(skb)->frag0_len = skb_headlen(skb);
+	if (skb_headlen(skb) || !skb_shinfo(skb)->nr_frags || PageHighMem(skb_frag_page(f0)) ||
+	    (NET_IP_ALIGN && (skb_frag_off(f0) & 3)))
+		return;
+	NAPI_GRO_CB(skb)->frag0 = skb_frag_address(f0);
+	NAPI_GRO_CB(skb)->frag0_len = min(skb_frag_size(f0), skb->len);
 }
 
 /* One skb into the engine: it ends appended, held, or queued for delivery. */
 static void tungro_rxq_feed(struct tungro_rxq *q, struct sk_buff *skb, unsigned long now)
 {
 	struct tgc_seg seg = { .time = (u32)now };
+	unsigned int encap;
 
 	memset(skb->cb, 0, sizeof(skb->cb));
 	NAPI_GRO_CB(skb)->count = 1;
-	NAPI_GRO_CB(skb)->last = skb;
 	/* A tap before the rx_handler (ETH_P_ALL) may share the head, and tungro writes headers. */
 	if (skb_cloned(skb) && pskb_expand_head(skb, 0, 0, GFP_ATOMIC)) {
 		tungro_q_count(q, TUNGRO_Q_UNCLONE_FAILED, 1);
 		goto pass;
 	}
-	if (!tungro_rxq_headers(skb, &seg)) {
+	/* From the outer IP header on; the tunnel is told after every step. */
+	tungro_gro_reset_offset(skb);
+	seg.hdr = tungro_header_view(skb, 0, skb->protocol == htons(ETH_P_IP) ?
+				     sizeof(struct iphdr) : sizeof(struct ipv6hdr), true, &encap,
+				     &seg.hdr_len);
+	/* last shares frag0's place in 6.12's NAPI_GRO_CB: set once the headers are read */
+	NAPI_GRO_CB(skb)->last = skb;
+	if (!seg.hdr) {
 		tungro_q_count(q, TUNGRO_Q_HDR_FAILED, 1);
 		goto pass;
 	}
+	seg.encap = encap;
 	seg.pkt_len = skb->len;
 	/* What 6.12's GRO buckets by; 0 from virtio-net without hash reports. */
 	seg.hash = skb->hash;

@@ -21,40 +21,65 @@
 #include "tungro_cb.h"
 #include "tungro_trace.h"
 
-/*
- * The segment's headers from GRO offset @off (its outer network header) up to the first TCP payload
- * byte, pulled into linear memory in the growing steps tgc_hdr_need() asks for, so no payload byte
- * is copied (finding 3 of issue 7, case K05). Returns a pointer taken after the last pull and the
- * bytes readable there, or NULL if the skb cannot provide them.
- */
-static const u8 *tungro_header_view(struct sk_buff *skb, unsigned int off, unsigned int encap,
-				    unsigned int *len)
+/* @need bytes of headers from GRO offset @off: through frag0 while it holds them, else pulled. */
+static const u8 *tungro_header_at(struct sk_buff *skb, unsigned int off, unsigned int need)
 {
-	unsigned int pkt_len = skb->len - off, have = 0, need;
+	const u8 *hdr;
+
+	if (skb_gro_may_pull(skb, off + need))
+		return skb_gro_header_fast(skb, off);
+	hdr = skb_gro_header_slow(skb, off + need, off);
+	if (!hdr)
+		return NULL;
+	/*
+	 * pskb_may_pull() may have moved the head (cloned skb, little tailroom) or released the
+	 * page frag0 points into. 6.12's skb_gro_header_slow() leaves frag0 set, so the kernel's
+	 * own helpers (skb_gro_network_header() in the checksum pseudo-header) would still read
+	 * through it: clear it, as older kernels did, so every header pointer comes from skb->data.
+	 * The headers now sit in the linear part: dev_gro_receive() has nothing to copy from it.
+	 */
+	NAPI_GRO_CB(skb)->frag0 = NULL;
+	NAPI_GRO_CB(skb)->frag0_len = 0;
+	return hdr;
+}
+
+/**
+ * tungro_header_view() - a segment's headers as one byte view, from GRO offset @off (its outer
+ * network header) up to the first payload byte
+ * @skb: the segment, NAPI_GRO_CB(skb)->frag0 set as skb_gro_reset_offset() sets it
+ * @off: GRO offset of the outer network header
+ * @have: bytes to fetch before the first tgc_hdr_need() (the outer IP header when @detect)
+ * @detect: tell the tunnel from the headers after every step, into @encap (an outer IPv6 header's
+ *	    extension headers hide which it is); else @encap is the caller's
+ * @encap: the TGC_ENCAP_* the headers are parsed as
+ * @len: set to the bytes readable at the returned pointer
+ *
+ * Read in place through frag0 while it holds them, as the kernel's GRO reads them; else pulled
+ * into the linear part in the growing steps tgc_hdr_need() asks for, so no payload byte is copied
+ * (finding 3 of issue 7, case K05). Used by the offload path and the engine's poll.
+ *
+ * Return: the headers, or NULL if the skb cannot provide them.
+ */
+const u8 *tungro_header_view(struct sk_buff *skb, unsigned int off, unsigned int have, bool detect,
+			     unsigned int *encap, unsigned int *len)
+{
+	unsigned int pkt_len = skb->len - off, got = 0, need = have;
 	const u8 *hdr = NULL;
 
-	while ((need = tgc_hdr_need(hdr, have, pkt_len, encap)) > have) {
-		if (skb_gro_may_pull(skb, off + need)) {
-			hdr = skb_gro_header_fast(skb, off);
-		} else {
-			hdr = skb_gro_header_slow(skb, off + need, off);
+	for (;;) {
+		if (need > got) {
+			hdr = tungro_header_at(skb, off, need);
 			if (!hdr)
 				return NULL;
-			/*
-			 * pskb_may_pull() may have moved the head (cloned skb, little tailroom) or
-			 * released the page frag0 points into. 6.12's skb_gro_header_slow() leaves
-			 * frag0 set, so the kernel's own helpers (skb_gro_network_header() in the
-			 * checksum pseudo-header) would still read through it: clear it, as older
-			 * kernels did, so every header pointer comes from skb->data. The headers
-			 * now sit in the linear part, so dev_gro_receive() has nothing to copy from
-			 * it.
-			 */
-			NAPI_GRO_CB(skb)->frag0 = NULL;
-			NAPI_GRO_CB(skb)->frag0_len = 0;
+			got = need;
 		}
-		have = need;
+		if (detect)
+			*encap = tgc_encap_detect(hdr, got);
+		need = tgc_hdr_need(hdr, got, pkt_len, *encap);
+		if (need <= got)
+			break;
 	}
-	*len = have;
+	*len = got;
 	return hdr;
 }
 
@@ -369,7 +394,7 @@ static void tungro_offload_reason(unsigned int reason, const struct tgc_seg *seg
 static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff *skb,
 					  struct tungro_slot *slot)
 {
-	const unsigned int encap = slot->encap;
+	unsigned int encap = slot->encap;	/* tungro_header_view() reads it */
 	struct tungro_rx rx = {
 		.head = head, .skb = skb, .outer_off = tungro_gro_outer_nhoff(skb),
 	};
@@ -399,7 +424,7 @@ static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff
 		goto pass;
 	}
 
-	rx.hdr = tungro_header_view(skb, rx.outer_off, encap, &seg.hdr_len);
+	rx.hdr = tungro_header_view(skb, rx.outer_off, 0, false, &encap, &seg.hdr_len);
 	if (!rx.hdr) {
 		reason = TGC_R_MALFORMED;
 		goto pass;

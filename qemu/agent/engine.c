@@ -29,6 +29,9 @@
 #define ROUNDS_DEBUG 2          /* on KASAN/kmemleak kernels (make test-debug): ten times slower, same checks */
 static int g_rounds = ROUNDS;
 static int g_debug;             /* KASAN/kmemleak kernel: segments per GRO packet reported, not gated */
+/* KCSAN kernel (make test-kcsan's race mode): its watchpoints slow every access; the loop's stream moved 3 MiB in
+ * 13 s (2026-12-05), too little for LOOPTCP's window pairs of 1 MiB each */
+static int g_kcsan;
 /* The device's gro_flush_timeout in E05: held packets then wait for the next poll or this timer, which
  * also paces TCP (each stall of the ACK clock costs up to the timeout). */
 static const char *g_flush_timeout = "20000000";   /* ns */
@@ -541,13 +544,21 @@ static void engine_loop(const struct scenario *sc, uint64_t bytes, int cycles)
 	/* Gated on size, the paired tests reported (tcp_pairs_report). Before an attach delivered what the device's
 	 * NAPI still held (tungro_napi_flush_held), an idle machine measured p = 0.0004 and 0.003 in two boots of
 	 * four; since, loops on four kernels gave p = 0.0068 to 0.92, and 0.0001 to 0.58 on 2026-12-04. */
-	int tv = tcp_pairs_report("LOOPTCP", &c.tp, LOOP_WINDOWS / 2, ENGINE_P_FAIL, 1);
-	check("engine_loop_tcp", tv == TCP_PAIRS_NOT_WORSE, "receiver's TCPOFOQueue and sender's retransmissions over"
-	      " %d pairs of windows (cycles, then the kernel's GRO alone as long): %s (need out of order per second at"
-	      " most %.0f times the kernel windows', >= %d pairs; out of order %" PRIu64 " in %.0f MiB, %.1f s against %"
-	      PRIu64 " in %.0f MiB, %.1f s)", c.tp.pairs, tv == TCP_PAIRS_NOT_WORSE ? "not worse" :
-	      tv == TCP_PAIRS_WORSE ? "CYCLES WORSE" : "TOO FEW PAIRS", TCP_PAIRS_GATE_RATIO, LOOP_WINDOWS / 2,
-	      c.tp.cyc.ofo, c.tp.cyc_mib, c.tp.cyc_s, c.tp.ker.ofo, c.tp.ker_mib, c.tp.ker_s);
+	int slow = g_debug || g_kcsan;
+	int tv = tcp_pairs_report("LOOPTCP", &c.tp, LOOP_WINDOWS / 2, ENGINE_P_FAIL, !slow);
+	/* On the sanitizer kernels the reordering is reported only: their streams are too slow for the pairs (a
+	 * window pairs at 1 MiB); the bytes and cycles below are still checked, and make test and make soak gate it. */
+	if (slow)
+		out("# engine_loop_tcp not gated on the %s kernel: %d pairs (%s)", g_kcsan ? "KCSAN" : "KASAN/kmemleak",
+		    c.tp.pairs, tv == TCP_PAIRS_NOT_WORSE ? "not worse" : tv == TCP_PAIRS_WORSE ? "cycles worse" :
+		    "too few pairs");
+	else
+		check("engine_loop_tcp", tv == TCP_PAIRS_NOT_WORSE, "receiver's TCPOFOQueue and sender's retransmissions over"
+		      " %d pairs of windows (cycles, then the kernel's GRO alone as long): %s (need out of order per second at"
+		      " most %.0f times the kernel windows', >= %d pairs; out of order %" PRIu64 " in %.0f MiB, %.1f s against %"
+		      PRIu64 " in %.0f MiB, %.1f s)", c.tp.pairs, tv == TCP_PAIRS_NOT_WORSE ? "not worse" :
+		      tv == TCP_PAIRS_WORSE ? "CYCLES WORSE" : "TOO FEW PAIRS", TCP_PAIRS_GATE_RATIO, LOOP_WINDOWS / 2,
+		      c.tp.cyc.ofo, c.tp.cyc_mib, c.tp.cyc_s, c.tp.ker.ofo, c.tp.ker_mib, c.tp.ker_s);
 	out("LOOPPHASES arch=%s kernel=%s receiver out of order in the cycles' phases: attach %" PRIu64 ", attached %"
 	    PRIu64 ", detach and after %" PRIu64 " (reported)", uname_machine(), uname_release(), c.ofo_phase[0],
 	    c.ofo_phase[1], c.ofo_phase[2]);
@@ -672,6 +683,7 @@ void engine_checks(uint64_t bytes, int loop_cycles)
 		g_debug = 1;
 		bytes = MIB;
 	}
+	g_kcsan = access("/sys/kernel/debug/kcsan", F_OK) == 0;
 	if (mod_loaded())
 		mod_unload();
 	out("# engine path: %s attached to tungro's NAPI engine vs the kernel's GRO", ENGINE_DEV);

@@ -33,6 +33,8 @@ struct Flow {
 	u32 pred_room;		// TGC_MAX_GRO_BYTES - gso_size: one more fits below it (pred_fits)
 	u16 pred_id[2], pred_sum[2];	// per layer, host order: ID, ~checksum (predict_step)
 	tgc_merge pm;		// the predicted segment's merge record but for held_len
+	Flow *after;		// the flow the segment after one of this flow's went to last (itself
+				// from the hold): the predicted stage's first candidate, a hint only
 	tgc_pkt first;
 	tgc_pkt next;		// the predicted next segment's record (predict_next) ...
 	tgc_verdict next_v;
@@ -367,7 +369,13 @@ __attribute__((always_inline)) inline Predicted predicted_flow(tgc_engine *e, co
 	const u32 in = seg->in & kPredIn; // none of kPredRefuse, and the flow's TLS state
 	if (!f || !pred_shape(seg))
 		return {nullptr, true};
-	const int rf = predicted_of(seg, in, f);
+	// The flow that followed the previous one last time (f itself on one flow; the next of
+	// interleaved flows taken in turn): tried first, checked like any candidate.
+	Flow *a = f->after;
+	const int ra = predicted_of(seg, in, a);
+	if (ra > 0)
+		f = a;
+	const int rf = ra > 0 ? 1 : a == f ? ra : predicted_of(seg, in, f);
 	if (rf <= 0) {
 		if (seg->hdr_len < f->first.tcp_off + 4u) // recent_key()'s bytes at f's layout (tcp_off >= 20)
 			return {nullptr, false};
@@ -412,6 +420,9 @@ void hold(tgc_engine *e, const Rx &rx, const tgc_pkt &pkt)
 	f->id_state = 0;
 	f->tls = (rx.in & TGC_IN_TLS_STATE) != 0;
 	f->bucket = static_cast<u8>(rx.bucket);
+	f->after = f;
+	if (e->last)
+		e->last->after = f;
 	e->last = f;
 	f->first = pkt;
 	__builtin_memcpy(f->hdr, rx.seg->hdr, pkt.payload_off); // payload_off <= TGC_MAX_HDR_BYTES (tgc_parse)
@@ -602,6 +613,7 @@ __attribute__((always_inline)) inline void receive_one(tgc_engine *e, const tgc_
 		if (e->ops->append(e->ctx, p->held, cookie, &p->pm) == 0) {
 			// As rx_append and receive_slow()'s bookkeeping for a fast MERGE that leaves the packet open.
 			const u32 payload = p->gso_size;
+			e->last->after = p; // predicted_flow() had a previous flow
 			p->total_len += payload;
 			p->payload_len += payload;
 			p->count++;

@@ -440,17 +440,15 @@ void hold(tgc_engine *e, const Rx &rx, const tgc_pkt &pkt)
 void flush_bucket(tgc_engine *e, u32 bucket, bool all, u32 before)
 {
 	Flow *b = e->flows + static_cast<__SIZE_TYPE__>(bucket) * e->nflows;
-	while (e->held_in[bucket]) {
+	while (u32 left = e->held_in[bucket]) {
 		Flow *oldest = nullptr;
-		const bool one = e->held_in[bucket] == 1; // the oldest is the first held one found
-		for (u32 i = 0; i < e->nflows; i++) {
-			if (!b[i].held)
+		// The scan stops at the bucket's last held packet (slot_for() fills the low slots first).
+		for (Flow *f = b; left; f++) {
+			if (!f->held)
 				continue;
-			if ((all || older(b[i].age, before)) &&
-			    (!oldest || older(b[i].serial, oldest->serial)))
-				oldest = &b[i];
-			if (one)
-				break;
+			left--;
+			if ((all || older(f->age, before)) && (!oldest || older(f->serial, oldest->serial)))
+				oldest = f;
 		}
 		if (!oldest)
 			return;

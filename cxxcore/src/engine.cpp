@@ -194,14 +194,18 @@ void *rx_find(void *ctx, const tgc_pkt *pkt, const u8 *hdr, tgc_held *held)
 		// core (32-bit ARM and m68k would call libgcc helpers the kernel may not have), so buckets is a power of
 		// two.
 		rx->bucket = rx->hash & (e->buckets - 1);
-		if (!e->held_in[rx->bucket])
+		u32 left = e->held_in[rx->bucket];
+		if (!left)
 			return nullptr;
-		Flow *b = e->flows + static_cast<__SIZE_TYPE__>(rx->bucket) * e->nflows;
-		for (f = b; f < b + e->nflows; f++)
+		// The walk stops at the bucket's last held packet (held_in counts them).
+		for (f = e->flows + static_cast<__SIZE_TYPE__>(rx->bucket) * e->nflows;; f++) {
+			if (!f->held)
+				continue;
 			if (f->hash == rx->hash && is_flow_of(f, pkt, hdr))
 				break;
-		if (f == b + e->nflows)
-			return nullptr;
+			if (!--left)
+				return nullptr;
+		}
 		e->last = f;
 		remember(e, f);
 	}

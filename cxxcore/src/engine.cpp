@@ -365,7 +365,8 @@ struct Predicted {
 // template). Tried the ports first after the shape (what tells interleaved flows apart), which also
 // tells when neither is expected()'s: it returns nullptr where fast_shape() fails on the first (too
 // few bytes for its ports), and takes the second only when the first's ports differ (or it holds
-// nothing), and that only when held with the segment's ports at its layout. TGC_ENGINE_NO_FASTPATH:
+// nothing), and that only when held with the segment's ports at its layout. Before both, the flow
+// that followed the previous one last time (Flow::after), which this keeps up. TGC_ENGINE_NO_FASTPATH:
 // no flow has a prediction (hold()).
 __attribute__((always_inline)) inline Predicted predicted_flow(tgc_engine *e, const tgc_seg *seg)
 {
@@ -375,21 +376,24 @@ __attribute__((always_inline)) inline Predicted predicted_flow(tgc_engine *e, co
 		return {nullptr, true};
 	// The flow that followed the previous one last time (f itself on one flow; the next of
 	// interleaved flows taken in turn): tried first, checked like any candidate.
-	Flow *a = f->after;
+	Flow *const last = f, *a = f->after;
 	const int ra = predicted_of(seg, in, a);
-	if (ra > 0)
-		f = a;
-	const int rf = ra > 0 ? 1 : a == f ? ra : predicted_of(seg, in, f);
-	if (rf <= 0) {
-		if (seg->hdr_len < f->first.tcp_off + 4u) // recent_key()'s bytes at f's layout (tcp_off >= 20)
-			return {nullptr, false};
-		Flow *g = e->recent[recent_key(seg->hdr, f->first.tcp_off)];
-		if (!g || g == f)
-			return {nullptr, rf == 0};
-		const int rg = predicted_of(seg, in, g);
-		if (rg <= 0)
-			return {nullptr, rf == 0 || (rg == 0 && g->held)};
-		f = g;
+	if (ra > 0) {
+		f = a; // last->after is f already
+	} else {
+		const int rf = a == f ? ra : predicted_of(seg, in, f);
+		if (rf <= 0) {
+			if (seg->hdr_len < f->first.tcp_off + 4u) // recent_key()'s bytes at f's layout (tcp_off >= 20)
+				return {nullptr, false};
+			Flow *g = e->recent[recent_key(seg->hdr, f->first.tcp_off)];
+			if (!g || g == f)
+				return {nullptr, rf == 0};
+			const int rg = predicted_of(seg, in, g);
+			if (rg <= 0)
+				return {nullptr, rf == 0 || (rg == 0 && g->held)};
+			f = g;
+		}
+		last->after = f; // the hint for the next segment after last's
 	}
 	if ((e->flags & TGC_ENGINE_CALLER_HASH) && f->hash != seg->hash)
 		return {nullptr, true};
@@ -615,7 +619,6 @@ __attribute__((always_inline)) inline void receive_one(tgc_engine *e, const tgc_
 		if (e->ops->append(e->ctx, p->held, cookie, &p->pm) == 0) {
 			// As rx_append and receive_slow()'s bookkeeping for a fast MERGE that leaves the packet open.
 			const u32 payload = p->gso_size;
-			e->last->after = p; // predicted_flow() had a previous flow
 			p->total_len += payload;
 			p->payload_len += payload;
 			p->count++;

@@ -176,7 +176,7 @@ __attribute__((always_inline)) static inline unsigned parse_ip(const u8 *hdr, u3
 		const u16 frag = load16(nh + ipv4::kFragOff);
 		if (frag & (ipv4::kMF | ipv4::kOffsetMask))
 			return TGC_R_FRAGMENT;
-		if (ipv4_hdr_sum_ihl(nh, ihl) != 0xffff)
+		if (!ipv4_hdr_ok(nh, ihl))
 			return TGC_R_CSUM;
 		unsigned r = set_extent(l, off, load16(nh + ipv4::kTotLen), ihl, avail, inner);
 		if (r)

@@ -445,7 +445,7 @@ void hold(tgc_engine *e, const Rx &rx, const tgc_pkt &pkt)
 }
 
 // Completes the held flows of one bucket, oldest first; with @before, only those that arrived before it.
-void flush_bucket(tgc_engine *e, u32 bucket, bool all, u32 before)
+__attribute__((always_inline)) inline void flush_bucket(tgc_engine *e, u32 bucket, bool all, u32 before)
 {
 	Flow *b = e->flows + static_cast<__SIZE_TYPE__>(bucket) * e->nflows;
 	while (u32 left = e->held_in[bucket]) {

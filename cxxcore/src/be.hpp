@@ -66,6 +66,17 @@ __attribute__((always_inline)) static inline u64 raw64(const u8 *p)
 #endif
 }
 
+// @v into p[0..2) in the host's byte order (the bytes raw16() reads back as @v).
+__attribute__((always_inline)) static inline void store_raw16(u8 *p, u32 v)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	p[0] = static_cast<u8>(v);
+	p[1] = static_cast<u8>(v >> 8);
+#else
+	store16(p, static_cast<u16>(v));
+#endif
+}
+
 // Nonzero when the n bytes at a and b differ, n a multiple of 4 (addresses, IPv4 and TCP options, IPv6 extension
 // headers: their lengths are counted in 32-bit words), eight bytes at a time (raw64), then a last four. No libc
 // call, no alignment assumed.

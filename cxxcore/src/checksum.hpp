@@ -44,14 +44,15 @@ __attribute__((always_inline)) static inline u16 fold_words(unsigned long long a
 	return static_cast<u16>((sum & 0xffff) + (sum >> 16));
 }
 
-// The one's-complement sum of a 20-byte IPv4 header (no options), folded to 16 bits: 0xffff when its checksum is
-// right. Every segment's header is checked (as inet_gro_receive does), so: five 32-bit words summed in 64 bits
-// (adds only: no libgcc helper on 32-bit arches), then the 2^32 and 2^16 parts folded back (both are 1 modulo
-// 0xffff, RFC 1071).
-__attribute__((always_inline)) static inline u16 ipv4_hdr_sum(const u8 *nh)
+// The one's-complement sum of a 20-byte IPv4 header (no options), folded to 16 bits, in the host's byte order
+// (raw32: no byte swaps; a sum of byte-swapped words is the byte-swapped sum, RFC 1071 section 2(B)): 0xffff (its
+// own swap) when its checksum is right. Every segment's header is checked (as inet_gro_receive does), so: five
+// 32-bit words summed in 64 bits (adds only: no libgcc helper on 32-bit arches), then the 2^32 and 2^16 parts
+// folded back (both are 1 modulo 0xffff, RFC 1071).
+__attribute__((always_inline)) static inline u16 ipv4_hdr_sum_raw(const u8 *nh)
 {
-	return fold_words(static_cast<unsigned long long>(load32(nh)) + load32(nh + 4) + load32(nh + 8) +
-			  load32(nh + 12) + load32(nh + 16));
+	return fold_words(static_cast<unsigned long long>(raw32(nh)) + raw32(nh + 4) + raw32(nh + 8) +
+			  raw32(nh + 12) + raw32(nh + 16));
 }
 
 __attribute__((always_inline)) static inline u16 csum_fold(u32 sum)
@@ -61,22 +62,10 @@ __attribute__((always_inline)) static inline u16 csum_fold(u32 sum)
 	return static_cast<u16>(sum);
 }
 
-// Whether the checksum of an IPv4 header of @ihl bytes is right (its one's-complement sum is 0xffff). The
-// 20-byte header is summed in the host's byte order (raw32: no byte swaps): a sum of byte-swapped words is the
-// byte-swapped sum (RFC 1071 section 2(B)), and 0xffff is its own swap.
+// Whether the checksum of an IPv4 header of @ihl bytes is right (its one's-complement sum is 0xffff).
 __attribute__((always_inline)) static inline bool ipv4_hdr_ok(const u8 *nh, u32 ihl)
 {
-	if (ihl != 20)
-		return csum_fold(csum_add_bytes(0, nh, ihl)) == 0xffff;
-	return fold_words(static_cast<unsigned long long>(raw32(nh)) + raw32(nh + 4) + raw32(nh + 8) +
-			  raw32(nh + 12) + raw32(nh + 16)) == 0xffff;
-}
-
-// The folded one's-complement sum of an IPv4 header of @ihl bytes, options included (RFC 791): 0xffff when right.
-// The 20-byte header takes ipv4_hdr_sum's five words; options (TGC_ENGINE_IPV4_OPTIONS) the general sum.
-__attribute__((always_inline)) static inline u16 ipv4_hdr_sum_ihl(const u8 *nh, u32 ihl)
-{
-	return ihl == 20 ? ipv4_hdr_sum(nh) : csum_fold(csum_add_bytes(0, nh, ihl));
+	return (ihl == 20 ? ipv4_hdr_sum_raw(nh) : csum_fold(csum_add_bytes(0, nh, ihl))) == 0xffff;
 }
 
 // Sum of the TCP/UDP pseudo-header (RFC 9293 3.1, RFC 8200 8.1) for an IPv4 or IPv6 network header at nh.

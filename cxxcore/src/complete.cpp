@@ -7,6 +7,16 @@ using namespace tungro;
 
 namespace {
 
+// Writes the checksum of the IPv4 header at @nh of @ihl bytes (its checksum field zero): the 20-byte header's
+// complemented host-order sum stored in host order (the same bytes as the network-order sum stored big-endian).
+__attribute__((always_inline)) inline void ipv4_set_check(u8 *nh, u32 ihl)
+{
+	if (ihl == 20)
+		store_raw16(nh + ipv4::kCheck, static_cast<u16>(~ipv4_hdr_sum_raw(nh)));
+	else
+		store16(nh + ipv4::kCheck, static_cast<u16>(~csum_fold(csum_add_bytes(0, nh, ihl))));
+}
+
 // tgc_fix_ipv4() and tgc_complete(), inline in them and in tgc_finish(): one call a completed
 // packet, not three.
 __attribute__((always_inline)) inline void fix_ipv4(u8 *iph, u16 len)
@@ -14,8 +24,7 @@ __attribute__((always_inline)) inline void fix_ipv4(u8 *iph, u16 len)
 	store16(iph + ipv4::kTotLen, len);
 	store16(iph + ipv4::kCheck, 0);
 	const u32 ihl = (iph[0] & 0x0fu) * 4u;
-	const u16 sum = ipv4_hdr_sum_ihl(iph, ihl < ipv4::kMinLen ? ipv4::kMinLen : ihl);
-	store16(iph + ipv4::kCheck, static_cast<u16>(~sum));
+	ipv4_set_check(iph, ihl < ipv4::kMinLen ? ipv4::kMinLen : ihl);
 }
 
 __attribute__((always_inline)) inline int complete_inner(u8 *nh, u32 nh_len, u32 len, u8 id_state,

@@ -97,7 +97,7 @@ __attribute__((always_inline)) static inline bool template_match(const u8 *hdr, 
 // Whether an IPv4 header that equals the held packet's (@held: its checksum right) but for total length, ID and
 // checksum sums right too: those three 16-bit words add up to the held header's modulo 0xffff. Both sums are at
 // most 3 x 0xffff, so the difference plus 3 x 0xffff is >= 0 and folds to 0 or 0xffff exactly when it is 0 modulo
-// 0xffff (a header starting 0x4 never sums to 0, so ipv4_hdr_sum() would say 0xffff).
+// 0xffff (a header starting 0x4 never sums to 0, so ipv4_hdr_ok() would say right).
 __attribute__((always_inline)) static inline bool ipv4_sum_kept(const u8 *nh, const u8 *held)
 {
 	// In the host's byte order (raw16): the test against 0 modulo 0xffff does not depend on it (be.hpp).

@@ -322,7 +322,7 @@ private:
 
 // The prediction of LAZY flow @f, when a segment that may be its next one comes (pred_shape_of(),
 // pred_ports(), its encap): out of the receive loop, once a held packet. Whether it is ON.
-__attribute__((noinline)) bool start_prediction(Flow *f)
+__attribute__((noinline, flatten)) bool start_prediction(Flow *f)
 {
 	if (predict_start(*f) && predict_next(*f)) {
 		f->pred_in &= ~kPredLazy;

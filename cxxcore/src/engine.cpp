@@ -132,7 +132,9 @@ inline u32 mix_l3(u32 h, const u8 *nh)
 	return h;
 }
 
-void complete(tgc_engine *e, Flow *f, u8 why)
+// Completes held flow @f for reason @why (TGC_DONE_*): the caller's complete op, the flow's slot
+// freed. Inline in the flush's bucket scan; complete() elsewhere.
+__attribute__((always_inline)) inline void complete_flow(tgc_engine *e, Flow *f, u8 why)
 {
 	tgc_done d;
 	d.first = f->first;
@@ -156,6 +158,11 @@ void complete(tgc_engine *e, Flow *f, u8 why)
 	e->ops->complete(e->ctx, held, &d);
 }
 
+__attribute__((noinline)) void complete(tgc_engine *e, Flow *f, u8 why)
+{
+	complete_flow(e, f, why);
+}
+
 // Whether held flow @f is @pkt's: the same layout, then tgc_same_flow on the key it keeps.
 bool is_flow_of(const Flow *f, const tgc_pkt *pkt, const u8 *hdr)
 {
@@ -176,7 +183,7 @@ void held_of(const Flow *f, u32 in, tgc_held *held)
 	held->pad[0] = held->pad[1] = 0;
 }
 
-void *rx_find(void *ctx, const tgc_pkt *pkt, const u8 *hdr, tgc_held *held)
+__attribute__((flatten)) void *rx_find(void *ctx, const tgc_pkt *pkt, const u8 *hdr, tgc_held *held)
 {
 	Rx *rx = static_cast<Rx *>(ctx);
 	tgc_engine *e = rx->e;
@@ -460,7 +467,7 @@ __attribute__((always_inline)) inline void flush_bucket(tgc_engine *e, u32 bucke
 		}
 		if (!oldest)
 			return;
-		complete(e, oldest, TGC_DONE_FLUSH);
+		complete_flow(e, oldest, TGC_DONE_FLUSH);
 	}
 }
 

@@ -532,7 +532,7 @@ namespace {
 // segment), find returns @p (the segment matches its template: one held packet per flow,
 // EngineOps::expected()), and the TGC_IN_* bits are none of kPredRefuse (the lengths are exact: no
 // outer flush; no DECRYPTED: pred_in holds the flow's TLS state).
-__attribute__((noinline)) void receive_slow(tgc_engine *e, const tgc_seg *seg, void *cookie, tgc_rx_result *r_out,
+__attribute__((noinline, flatten)) void receive_slow(tgc_engine *e, const tgc_seg *seg, void *cookie, tgc_rx_result *r_out,
 					    Flow *p, bool retry, bool fast_stage)
 {
 	Rx rx{e, seg, cookie, seg->in, 0, 0, fast_stage};

@@ -93,7 +93,7 @@ static inline void full_receive(const tgc_seg *seg, u32 in, u32 mode, Ops &ops, 
 	}
 	if (r->held && (held.flags & TGC_HELD_DECRYPTED))
 		in |= TGC_IN_DECRYPTED;
-	decide(&r->pkt, seg->hdr, r->held ? &held : nullptr, in & kDecideBits, &r->v);
+	decide_inline(&r->pkt, seg->hdr, r->held ? &held : nullptr, in & kDecideBits, &r->v);
 	if (r->v.action == TGC_MERGE)
 		append_stage(seg, in, ops, r, &held);
 }

@@ -205,8 +205,11 @@ __attribute__((always_inline)) static inline void merge_verdict(u8 flags, bool u
 	*v = m;
 }
 
-// tgc_decide(), inline for the receive loop.
-static inline void decide(const tgc_pkt *pkt, const u8 *hdr, const tgc_held *held, unsigned int in, tgc_verdict *v)
+// tgc_decide(), inline for the receive loop: decide_inline() where one call site runs for most segments that
+// reach it (the receive loop's full stage), decide() elsewhere (one out-of-line copy, never inlined: the engine's
+// receive_slow() is flattened).
+__attribute__((always_inline)) static inline void decide_inline(const tgc_pkt *pkt, const u8 *hdr,
+								 const tgc_held *held, unsigned int in, tgc_verdict *v)
 {
 	const bool ends = pkt->tcp_flags & kEndFlags; // 0 for UDP (no flags)
 	const bool udp = is_udp(pkt);
@@ -259,6 +262,12 @@ static inline void decide(const tgc_pkt *pkt, const u8 *hdr, const tgc_held *hel
 	else
 		v->action = TGC_HOLD;
 	v->reason = static_cast<u8>(r);
+}
+
+__attribute__((noinline)) static void decide(const tgc_pkt *pkt, const u8 *hdr, const tgc_held *held, unsigned int in,
+					     tgc_verdict *v)
+{
+	decide_inline(pkt, hdr, held, in, v);
 }
 
 } // namespace tungro

@@ -59,14 +59,16 @@ echo "boot.sh: $arch: $qemu, timeout ${timeout_s}s, cmdline: $cmdline" >&2
 start=$SECONDS
 # shellcheck source=qemu/judge.sh
 . "$(dirname "$0")/judge.sh"
-# the agent's lines show as they arrive. A guest that hangs in the kernel's own boot, before its agent starts (so
+# the agent's lines show as they arrive. A run that ends in the kernel's own boot, before its agent starts (so
 # before tungro is loaded), is booted once more, saying so: Debian's 6.1 kernel hung twice at 2.8 s of boot under
-# TCG on 2026-12-04, beside make test's host steps (soft lockups in text patching, a TCG limitation).
+# TCG on 2026-12-04, beside make test's host steps (soft lockups in text patching, a TCG limitation), and QEMU
+# itself crashed in the PCI probe on 2026-12-02 and 2026-12-06 (judge.sh). The first run's console and core stay.
 for attempt in 1 2; do
   qemu_run_judged "$timeout_s" "$outdir/qemu.log" "$results" "$console" "$qemu" "${args[@]}"
-  if [ "$QEMU_BOOT_HUNG" != 1 ] || [ $attempt = 2 ]; then break; fi
+  if [ "$QEMU_BEFORE_AGENT" != 1 ] || [ $attempt = 2 ]; then break; fi
   echo "boot.sh: $arch: $QEMU_REASON; booting again (once)" >&2
-  cp "$console" "$console.boot-hung"
+  cp "$console" "$console.before-agent"
+  [ ! -e "$outdir/core" ] || mv "$outdir/core" "$outdir/core.before-agent"
 done
 elapsed=$(( SECONDS - start ))
 reason=$QEMU_REASON

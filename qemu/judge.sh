@@ -7,8 +7,11 @@
 #   RESULTS other than "success"), or "" when it passed. A QEMU that crashes leaves a core file (without guest
 #   memory when the machine has dump-guest-core=off) in QEMU_LOG's folder, named in QEMU_REASON: one warm make
 #   test of 2026-12-02 had qemu-system-x86_64 die of SIGSEGV at boot, with nothing to look at afterwards.
-#   QEMU_BOOT_S (default 180; the KASAN kernel reaches init at 20 s): the guest must write its first result line by then, or QEMU is stopped and
-#   QEMU_BOOT_HUNG=1 (a hang in the kernel's own boot, before the agent: see boot.sh).
+#   QEMU_BOOT_S (default 180; the KASAN kernel reaches init at 20 s): the guest must write its first result line by
+#   then, or QEMU is stopped. QEMU_BEFORE_AGENT=1 when the run ended before that first line, in the kernel's own
+#   boot and so before tungro was loaded: a hang, or QEMU itself dying of a signal (2026-12-06: qemu-system-x86_64
+#   7.2 died of SIGSEGV in memory_region_access_valid() during the guest's PCI probe, two TCG vCPUs, host busy).
+#   boot.sh boots such a run once more, saying so.
 qemu_run_judged() {
   local timeout_s=$1 qlog=$2 results=$3 console=$4 qpid tpid wpid last
   shift 4
@@ -19,7 +22,7 @@ qemu_run_judged() {
   tail -n +1 -F --pid="$qpid" "$results" 2>/dev/null &
   tpid=$!
   # A guest whose agent has not written its first line after boot_s seconds hung in the kernel's own boot,
-  # before the agent loads tungro: stopped there, not at the run's timeout (QEMU_BOOT_HUNG=1).
+  # before the agent loads tungro: stopped there, not at the run's timeout.
   local boot_s=${QEMU_BOOT_S:-180} marker
   marker="$(dirname "$qlog")/boot-hung"
   rm -f "$marker"
@@ -36,9 +39,9 @@ qemu_run_judged() {
   wait "$tpid" 2>/dev/null || true
   wait "$wpid" 2>/dev/null || true
   last=$(tail -n 1 "$results" 2>/dev/null || true)
-  QEMU_BOOT_HUNG=0
+  QEMU_BEFORE_AGENT=0
   if [ -e "$marker" ]; then
-    QEMU_BOOT_HUNG=1
+    QEMU_BEFORE_AGENT=1
     QEMU_REASON="the guest did not reach its agent within ${boot_s}s: the kernel's boot hung before tungro was loaded (console: $(tail -n 1 "$console" 2>/dev/null | cut -c1-120))"
   elif (( QEMU_RC == 124 || QEMU_RC == 137 )); then
     QEMU_REASON="QEMU killed by timeout after ${timeout_s}s"
@@ -48,6 +51,10 @@ qemu_run_judged() {
       local core
       core=$(ls -t "$(dirname "$qlog")"/core* 2>/dev/null | head -n 1)
       QEMU_REASON+=" (signal $((QEMU_RC - 128)); core: ${core:-none written})"
+      if [ ! -s "$results" ]; then
+        QEMU_BEFORE_AGENT=1
+        QEMU_REASON="QEMU crashed in the kernel's boot, before the agent loaded tungro: $QEMU_REASON"
+      fi
     fi
   fi
   if grep -q -e 'Kernel panic' -e '------------\[ cut here \]' "$console" 2>/dev/null; then

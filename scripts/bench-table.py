@@ -180,7 +180,15 @@ def main():
             sys.exit(f"bench: {b['name']}: {b.get('error_message')}")
         scen, eng = b["name"].split("/")[:2]
         rows.setdefault(scen, {})[eng] = (1e9 / b["items_per_second"], b["items_per_second"])
-    order = list(dict.fromkeys(b["name"].split("/")[0] for b in bench["benchmarks"]))
+    # bench_gro's own order of scenarios (its callgrind run takes them in turn, one dump each, numbered in
+    # order); Google Benchmark's JSON has them in the random order of the interleaved repetitions.
+    def part(path):
+        return int(path.rsplit(".", 1)[1])
+    first = {}
+    for (scen, _), (_, _, path) in cg.items():
+        first[scen] = min(first.get(scen, part(path)), part(path))
+    order = sorted(dict.fromkeys(b["name"].split("/")[0] for b in bench["benchmarks"]),
+                   key=lambda scen: (first.get(scen, 1 << 30), scen))
 
     def ipseg(scen, eng):
         c = cg.get((scen, eng))

@@ -15,12 +15,14 @@ cmake --build "$out" -j"$(nproc)" >"$out.build.log" 2>&1 || { tail -40 "$out.bui
 log "host tests: running"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir "$out" --output-on-failure -j"$(nproc)"
-# The replay tests skip (and CTest counts them passed) when the captures are not beside the checkout: say which.
-caps=$(cd "$here/.." && pwd)/shared/captures
-if ls "$caps"/*.pcap "$caps"/*.pcapng >/dev/null 2>&1; then
-  log "host tests: capture replays ran over $(ls "$caps"/*.pcap "$caps"/*.pcapng 2>/dev/null | wc -l) captures in $caps"
+# The replay tests skip (and CTest counts them passed) when their captures are absent: say which. The directory is
+# the build's own (CMake's TUNGRO_CAPTURES, by default ../shared/captures beside the checkout).
+caps=$(sed -n 's/^TUNGRO_CAPTURES:PATH=//p' "$out/CMakeCache.txt")
+ncaps=$(find "$caps" -maxdepth 1 \( -name '*.pcap' -o -name '*.pcapng' \) 2>/dev/null | wc -l)
+if [ "$ncaps" -gt 0 ]; then
+  log "host tests: capture replays ran over $ncaps captures in $caps"
 else
-  log "host tests: capture replays SKIPPED: no captures in $caps (a checkout beside ../shared has them)"
+  log "host tests: capture replays SKIPPED: no captures in ${caps:-TUNGRO_CAPTURES} (a checkout beside ../shared has them)"
 fi
 
 # The benchmark binary in its short mode (make bench's outputs check, no timing): tungro's engine and DPDK's

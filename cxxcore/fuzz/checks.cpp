@@ -1,30 +1,75 @@
 // Shared oracles of the fuzz harnesses (checks.hpp).
 #include "checks.hpp"
 
+#include <sys/mman.h>
+
+// The manual poisoning interface: ASan's own macros, no-ops in a build without ASan (the coverage runners).
+#if defined(__has_include) && __has_include(<sanitizer/asan_interface.h>)
+#include <sanitizer/asan_interface.h>
+#endif
+#ifndef ASAN_POISON_MEMORY_REGION
+#define ASAN_POISON_MEMORY_REGION(addr, size) ((void)(addr), (void)(size))
+#define ASAN_UNPOISON_MEMORY_REGION(addr, size) ((void)(addr), (void)(size))
+#endif
+
 namespace fuzzchk {
 
-std::string flow_key(const tgc_pkt &pkt, const uint8_t *hdr)
+FlowKey flow_key(const tgc_pkt &pkt, const uint8_t *hdr)
 {
-	std::string k(1, static_cast<char>(pkt.nlayers));
+	FlowKey k;
+	k.put(&pkt.nlayers, 1);
 	// hlen: the layer's header span; an IPv6 layer's extension headers belong to its identity.
 	auto layer = [&](const uint8_t *nh, uint32_t hlen) {
 		if (nh[0] >> 4 == 4) {
-			k.push_back(static_cast<char>(nh[0]));
-			k.push_back(static_cast<char>(nh[9]));
-			k.append(reinterpret_cast<const char *>(nh + 12), 8);
+			k.put(nh, 1);
+			k.put(nh + 9, 1);
+			k.put(nh + 12, 8);
 		} else {
 			uint8_t w[4];
 			st32(w, ld32(nh) & 0xf00fffffu); // version + flow label, not the traffic class
-			k.append(reinterpret_cast<const char *>(w), 4);
-			k.push_back(static_cast<char>(nh[6]));
-			k.append(reinterpret_cast<const char *>(nh + 8), hlen - 8);
+			k.put(w, 4);
+			k.put(nh + 6, 1);
+			k.put(nh + 8, hlen - 8);
 		}
 	};
 	layer(hdr, pkt.nlayers == 2 ? pkt.inner_off : pkt.tcp_off);
 	if (pkt.nlayers == 2)
 		layer(hdr + pkt.inner_off, pkt.tcp_off - pkt.inner_off);
-	k.append(reinterpret_cast<const char *>(hdr + pkt.tcp_off), 4);
+	k.put(hdr + pkt.tcp_off, 4);
 	return k;
+}
+
+Arena::Arena(size_t cap) : cap_(cap)
+{
+	void *m = mmap(nullptr, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	FUZZ_CHECK(m != MAP_FAILED, "arena of %zu bytes: mmap failed", cap);
+	mem_ = static_cast<uint8_t *>(m);
+	ASAN_POISON_MEMORY_REGION(mem_, cap_);
+}
+
+uint8_t *Arena::copy(const uint8_t *src, uint32_t n, unsigned align)
+{
+	constexpr size_t kGap = 32; // poisoned bytes after each buffer; starts 32-aligned, as ASan's granules need
+	const size_t need = align + n + kGap;
+	FUZZ_CHECK(used_ + need <= cap_, "arena of %zu bytes full", cap_);
+	uint8_t *start = mem_ + used_;
+	used_ = (used_ + need + kGap - 1) & ~(kGap - 1);
+	ASAN_UNPOISON_MEMORY_REGION(start, align + n);
+	uint8_t *p = start + align;
+	if (n)
+		std::memcpy(p, src, n);
+	return p;
+}
+
+void Arena::release(const uint8_t *p, uint32_t n)
+{
+	ASAN_POISON_MEMORY_REGION(p, n);
+}
+
+void Arena::reset()
+{
+	ASAN_POISON_MEMORY_REGION(mem_, used_);
+	used_ = 0;
 }
 
 unsigned pick_encap(uint8_t flags, const uint8_t *p, uint32_t n)

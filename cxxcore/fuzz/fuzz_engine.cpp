@@ -4,8 +4,11 @@
 // bucket of 8, hash 0), tungro's 8 x 8 with its own hash, or a 2 x 2 one, chosen by the input size. The harness
 // keeps its own model of every held packet and checks the engine against it.
 //
-// Every segment and every header view lives in its own heap allocation of exactly the bytes present, so ASan
-// reports any read past them. Invariants (abort on violation):
+// Every segment, header view and completed packet is a buffer of exactly its bytes in an Arena (checks.hpp), with
+// poisoned bytes around it, so ASan reports any read past them; a segment given back to the harness (appended,
+// completed or delivered) and a view after its receive call are poisoned too, so a later read is reported as a
+// use after free would be. No heap allocation per segment: Pkt records and their vectors are a pool reused by
+// every run. Invariants (abort on violation):
 // UDP GRO is allowed for every segment (TGC_IN_UDP_GRO: the glue found a UDP_GRO socket), so UDP datagrams merge
 // under the same invariants (no sequence numbers; the UDP length and checksum instead of TCP's). The receive
 // harness (the offload path's model) never sets it.
@@ -23,15 +26,16 @@
 //   - the fast stage's equivalence (src/fastpath.hpp): every input runs twice, on the layout's engine and on the
 //     same engine with TGC_ENGINE_NO_FASTPATH, and both runs must give the same trace: every segment's result
 //     record, every op call with its arguments (merge records, completion records and the completed bytes,
-//     deliveries) in order, and the counters after every segment but the fast-path one.
+//     deliveries) in order, and the counters after every segment but the fast-path one;
+//   - the module's way in (module/tungro_engine.c passes no result record): a third run gives the same train to
+//     tgc_engine_receive_burst(), one call per stretch between poll ends and age flushes, with ops that only
+//     record; its op calls (the trace above without the per-segment records) and its final counters must be the
+//     first run's.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <map>
-#include <memory>
-#include <string>
 #include <vector>
 
 #include "checks.hpp"
@@ -60,14 +64,17 @@ void set_tcp_csum(uint8_t *b, const tgc_pkt &pkt)
 }
 
 // A segment the harness gave the engine (the engine's cookie), and, once held, the GRO packet it starts: the
-// harness's own model of it, checked against what the engine reports.
+// harness's own model of it, checked against what the engine reports. One per segment of a run, from a pool.
 struct Pkt {
 	uint64_t id = 0;
-	Buf frame;
+	uint8_t *frame = nullptr;        // the segment, exactly n bytes (Arena)
+	uint32_t n = 0;
+	uint8_t flags = 0;               // its record's flags (fuzz_input.hpp) as given with this copy
+	bool live = false;               // given to the engine and not given back yet
 	unsigned encap = 0;
-	std::string key;                 // flow identity; empty for a segment that has no flow (refused, not located)
+	FlowKey key;                     // flow identity; empty for a segment that has no flow (refused, not located)
 	// Held packets only:
-	std::unique_ptr<uint8_t[]> view; // first segment's headers, exactly payload_off bytes: all the core may read
+	uint8_t *view = nullptr;         // first segment's headers, exactly payload_off bytes: all the core may read
 	uint32_t view_len = 0;
 	std::vector<uint8_t> bytes;      // first segment (no padding), then each merged payload
 	tgc_pkt first{};
@@ -76,7 +83,34 @@ struct Pkt {
 	uint8_t id_state = 0;
 	std::vector<uint64_t> ids;
 	std::vector<uint32_t> seqs, lens;
-	Pkt(const uint8_t *src, uint32_t n, unsigned align) : frame(src, n, align) {}
+
+	// Starts the record of segment @id (the vectors keep their capacity).
+	void start(uint64_t id_, uint8_t *frame_, uint32_t n_, uint8_t flags_)
+	{
+		id = id_;
+		frame = frame_;
+		n = n_;
+		flags = flags_;
+		live = true;
+		encap = 0;
+		key.clear();
+		view = nullptr;
+		view_len = payload_len = 0;
+		count = gso_size = 0;
+		id_state = 0;
+		bytes.clear();
+		ids.clear();
+		seqs.clear();
+		lens.clear();
+	}
+};
+
+// What one input's runs share, made once per process: buffers, the Pkt pool, the copies of repeated records.
+struct Store {
+	Arena arena{32u << 20}; // a run takes at most kMaxSegs segments of 64 KiB, their views and GRO packets
+	Pkt pool[kMaxSegs];
+	std::vector<uint8_t> copy;
+	std::vector<uint64_t> engine; // the engine's memory, as the last run left it (tgc_engine_init needs no zeroes)
 };
 
 // What check_verdict needs of the matched held packet as it was before the segment (appends change it).
@@ -105,10 +139,10 @@ public:
 		bytes_.insert(bytes_.end(), p, p + sizeof(v));
 		events_++;
 	}
-	void put_bytes(const std::vector<uint8_t> &b)
+	void put_bytes(const uint8_t *b, uint32_t n)
 	{
-		put('b', b.size());
-		bytes_.insert(bytes_.end(), b.begin(), b.end());
+		put('b', n);
+		bytes_.insert(bytes_.end(), b, b + n);
 	}
 	void clear()
 	{
@@ -124,6 +158,20 @@ public:
 			i++;
 		return {i, starts_.empty() ? 0 : starts_[i]};
 	}
+	// Into @out: this trace without the per-segment records ('r', 's'): the op calls only.
+	void ops_only(Trace &out) const
+	{
+		out.clear();
+		for (size_t i = 0; i < starts_.size(); i++) {
+			const size_t from = starts_[i], to = i + 1 < starts_.size() ? starts_[i + 1] : bytes_.size();
+			if (bytes_[from] == 'r' || bytes_[from] == 's')
+				continue;
+			out.starts_.push_back(out.bytes_.size());
+			out.bytes_.insert(out.bytes_.end(), bytes_.begin() + static_cast<long>(from),
+					  bytes_.begin() + static_cast<long>(to));
+			out.events_++;
+		}
+	}
 	const std::vector<uint8_t> &bytes() const { return bytes_; }
 	size_t events() const { return events_; }
 
@@ -133,80 +181,74 @@ private:
 	size_t events_ = 0;
 };
 
+// An engine of @l's table with @flags in @store's memory, calling @ops with @ctx.
+tgc_engine *make_engine(Store &store, const Layout &l, uint32_t flags, const tgc_engine_ops *ops, void *ctx)
+{
+	const uint32_t size = tgc_engine_size(l.buckets, l.flows);
+	if (store.engine.size() < (size + 7) / 8)
+		store.engine.resize((size + 7) / 8);
+	tgc_engine *e = tgc_engine_init(store.engine.data(), size, l.buckets, l.flows, flags, ops, ctx);
+	FUZZ_CHECK(e != nullptr, "engine %ux%u refused", l.buckets, l.flows);
+	return e;
+}
+
 class Harness {
 public:
-	Harness(unsigned align, const Layout &l, uint32_t extra_flags, Delivery &out, Trace &trace)
-		: align_(align), mode_(l.flags), out_(out), trace_(trace)
+	Harness(unsigned align, const Layout &l, uint32_t extra_flags, Store &store, Delivery &out, Trace &trace)
+		: align_(align), mode_(l.flags), arena_(store.arena), pool_(store.pool), out_(out), trace_(trace)
 	{
 		static const tgc_engine_ops ops = {op_append, op_complete, op_deliver};
-		const uint32_t size = tgc_engine_size(l.buckets, l.flows);
-		mem_.reset(new uint64_t[(size + 7) / 8]);
-		engine_ = tgc_engine_init(mem_.get(), size, l.buckets, l.flows, l.flags | extra_flags, &ops, this);
-		FUZZ_CHECK(engine_ != nullptr, "engine %ux%u refused", l.buckets, l.flows);
+		engine_ = make_engine(store, l, l.flags | extra_flags, &ops, this);
 	}
 
-	uint32_t fastpath() const
+	void stats(tgc_engine_stats *st) const
 	{
-		tgc_engine_stats st;
-		tgc_engine_get_stats(engine_, &st);
-		return st.fastpath;
+		std::memset(st, 0, sizeof(*st));
+		tgc_engine_get_stats(engine_, st);
 	}
-
-	bool full() const { return out_.count() >= kMaxSegs; }
 
 	// One segment of n bytes from the outer network header.
 	void receive(const uint8_t *src, uint32_t n, uint8_t flags)
 	{
 		const uint64_t id = out_.add(src, n);
-		auto owned = std::make_unique<Pkt>(src, n, align_);
-		Pkt *seg = owned.get();
-		seg->id = id;
+		FUZZ_CHECK(id < kMaxSegs, "segment %llu of a run", (unsigned long long)id);
+		Pkt *seg = &pool_[id];
+		seg->start(id, arena_.copy(src, n, align_), n, flags);
+		live_++;
 		const uint32_t hl = std::min(n, (flags & fuzzin::kShortView) ? fuzzin::kShortViewLen : kHdrView);
-		Buf view(seg->frame.p, hl, align_);
-		const unsigned encap = pick_encap(flags, seg->frame.p, n);
+		uint8_t *view = arena_.copy(seg->frame, hl, align_);
+		const unsigned encap = pick_encap(flags, seg->frame, n);
 		seg->encap = encap;
 
 		// Oracles on the building blocks, computed here on their own.
 		tgc_pkt pkt;
 		std::memset(&pkt, 0xa5, sizeof(pkt));
-		const unsigned r = tgc_parse_as(view.p, hl, n, encap, mode_, TGC_IN_UDP_GRO, &pkt);
+		const unsigned r = tgc_parse_as(view, hl, n, encap, mode_, TGC_IN_UDP_GRO, &pkt);
 		FUZZ_CHECK(r < TGC_R_COUNT, "parse reason %u", r);
 		tgc_pkt where;
 		std::memset(&where, 0xa5, sizeof(where));
-		const int located = tgc_flow_of(view.p, hl, encap, &where);
+		const int located = tgc_flow_of(view, hl, encap, &where);
 		if (located)
 			check_located(where, encap, hl, r ? nullptr : &pkt);
 		// The flow's held packet is looked up for a parsed segment, and for a refused one whose outer header the
 		// caller refused too (upper flush, or the outer IP length the engine checks as inet_gro_receive and
 		// ipv6_gro_receive do, for tunnels and plain TCP alike).
-		const bool outer_flush = (flags & fuzzin::kUpperFlush) || outer_len_differs(view.p, hl, n);
+		const bool outer_flush = (flags & fuzzin::kUpperFlush) || outer_len_differs(view, hl, n);
 		const tgc_pkt *flow = !r ? &pkt : (outer_flush && located) ? &where : nullptr;
 		if (!r)
 			check_parsed(pkt, encap, hl, n);
 		if (flow) {
-			seg->key = flow_key(*flow, view.p);
+			seg->key = flow_key(*flow, view);
 			out_.set_flow(id, seg->key);
 		}
 		Pkt *expect = flow ? match_of(*flow, view, seg->key) : nullptr;
 		HeldBefore before{};
-		const uint64_t expect_id = expect ? expect->id + 1 : 0; // it may be freed (completed) by the time we trace
+		const uint64_t expect_id = expect ? expect->id + 1 : 0; // it may be completed by the time we trace
 		if (expect)
 			before = {expect->seqs[0], expect->payload_len, expect->gso_size, expect->bytes.size()};
 
-		tgc_seg s{};
-		s.in = TGC_IN_UDP_GRO;
-		s.hdr = view.p;
-		s.data = seg->frame.p;
-		s.hdr_len = hl;
-		s.pkt_len = n;
-		s.encap = static_cast<uint8_t>(encap);
-		s.time = static_cast<uint32_t>(id);
-		if (flags & fuzzin::kUpperFlush)
-			s.in |= TGC_IN_UPPER_FLUSH;
-		if (flags & fuzzin::kCsumCheck)
-			s.in |= TGC_IN_CSUM_CHECK;
+		const tgc_seg s = make_seg(seg, view, hl);
 		nomerge_ = flags & fuzzin::kNoMerge;
-		live_.emplace(seg, std::move(owned));
 
 		tgc_rx_result res;
 		std::memset(&res, 0xa5, sizeof(res));
@@ -219,9 +261,10 @@ public:
 		check_verdict(res, expect ? &before : nullptr);
 		if (res.v.action == TGC_HOLD)
 			hold(seg, res.pkt, view);
+		Arena::release(view, hl); // the engine keeps no pointer into a segment's view
 
 		tgc_engine_stats st;
-		tgc_engine_get_stats(engine_, &st);
+		stats(&st);
 		FUZZ_CHECK(st.segs == out_.count() && st.merged + st.held + st.passed == st.segs, "stats %u: %u+%u+%u", st.segs,
 			   st.merged, st.held, st.passed);
 		FUZZ_CHECK(st.held_now == held_.size(), "engine holds %u, harness %zu", st.held_now, held_.size());
@@ -240,19 +283,37 @@ public:
 	void finish()
 	{
 		tgc_engine_flush(engine_);
-		FUZZ_CHECK(held_.empty() && live_.empty(), "%zu held, %zu segments never given back", held_.size(),
-			   live_.size());
+		FUZZ_CHECK(held_.empty() && live_ == 0, "%zu held, %u segments never given back", held_.size(), live_);
 		out_.finish();
+	}
+
+	// The engine's segment record for @seg, its header view @view of @hl bytes: as the module builds it, with the
+	// caller's bits the record's flags ask for. The burst run's too.
+	static tgc_seg make_seg(const Pkt *seg, const uint8_t *view, uint32_t hl)
+	{
+		tgc_seg s{};
+		s.in = TGC_IN_UDP_GRO;
+		s.hdr = view;
+		s.data = seg->frame;
+		s.hdr_len = hl;
+		s.pkt_len = seg->n;
+		s.encap = static_cast<uint8_t>(seg->encap);
+		s.time = static_cast<uint32_t>(seg->id);
+		if (seg->flags & fuzzin::kUpperFlush)
+			s.in |= TGC_IN_UPPER_FLUSH;
+		if (seg->flags & fuzzin::kCsumCheck)
+			s.in |= TGC_IN_CSUM_CHECK;
+		return s;
 	}
 
 private:
 	// The held packet of the flow by the harness's model; on the way, tgc_same_flow must agree with the flow
 	// identity for every held packet, and a flow has at most one.
-	Pkt *match_of(const tgc_pkt &flow, const Buf &view, const std::string &key)
+	Pkt *match_of(const tgc_pkt &flow, const uint8_t *view, const FlowKey &key)
 	{
 		Pkt *m = nullptr;
 		for (Pkt *h : held_) {
-			const int same = tgc_same_flow(&flow, view.p, h->view.get(), h->view_len);
+			const int same = tgc_same_flow(&flow, view, h->view, h->view_len);
 			FUZZ_CHECK(same == (h->key == key), "same_flow %d against a held packet disagrees with flow identity",
 				   same);
 			if (same) {
@@ -292,13 +353,12 @@ private:
 			   "flags_off %u", r.flags_off);
 	}
 
-	void hold(Pkt *h, const tgc_pkt &pkt, const Buf &view)
+	void hold(Pkt *h, const tgc_pkt &pkt, const uint8_t *view)
 	{
 		FUZZ_CHECK(!h->key.empty(), "held a segment without a flow");
 		h->view_len = pkt.payload_off;
-		h->view.reset(new uint8_t[h->view_len]);
-		std::memcpy(h->view.get(), view.p, h->view_len);
-		h->bytes.assign(h->frame.p, h->frame.p + pkt.payload_off + pkt.payload_len); // never the padding
+		h->view = arena_.copy(view, h->view_len, 0);
+		h->bytes.assign(h->frame, h->frame + pkt.payload_off + pkt.payload_len); // never the padding
 		h->first = pkt;
 		h->payload_len = pkt.payload_len;
 		h->count = 1;
@@ -309,13 +369,14 @@ private:
 		held_.push_back(h);
 	}
 
-	std::unique_ptr<Pkt> take(void *cookie)
+	// The segment @cookie the engine gives back: live until now, and no longer.
+	Pkt &take(void *cookie)
 	{
-		auto it = live_.find(static_cast<Pkt *>(cookie));
-		FUZZ_CHECK(it != live_.end(), "the engine gave back a packet it does not have");
-		std::unique_ptr<Pkt> p = std::move(it->second);
-		live_.erase(it);
-		return p;
+		Pkt *p = static_cast<Pkt *>(cookie);
+		FUZZ_CHECK(p >= pool_ && p < pool_ + kMaxSegs && p->live, "the engine gave back a packet it does not have");
+		p->live = false;
+		live_--;
+		return *p;
 	}
 
 	static int op_append(void *ctx, void *held, void *segp, const tgc_merge *m)
@@ -326,7 +387,7 @@ private:
 			return -1; // the module's tungro_append failing
 		}
 		Pkt *h = static_cast<Pkt *>(held);
-		std::unique_ptr<Pkt> seg = hs->take(segp);
+		Pkt *seg = &hs->take(segp);
 		const tgc_pkt &pkt = *m->pkt;
 		// Field by field: the record's tail after pad[] is the struct's own padding, written by no one.
 		const uint32_t traced[] = {m->held_len, static_cast<uint32_t>(m->flags_off | m->held_flags << 16 | m->id_state << 24),
@@ -338,7 +399,8 @@ private:
 			   h->bytes.size());
 		FUZZ_CHECK(m->flags_off == (tgc_pkt_is_udp(&pkt) ? 0u : h->first.tcp_off + TGC_TCP_FLAGS_OFF),
 			   "flags_off %u", m->flags_off);
-		h->bytes.insert(h->bytes.end(), seg->frame.p + pkt.payload_off, seg->frame.p + pkt.payload_off + pkt.payload_len);
+		h->bytes.insert(h->bytes.end(), seg->frame + pkt.payload_off, seg->frame + pkt.payload_off + pkt.payload_len);
+		Arena::release(seg->frame, seg->n);
 		h->payload_len += pkt.payload_len;
 		h->count++;
 		h->id_state = m->id_state;
@@ -355,8 +417,8 @@ private:
 	static void op_complete(void *ctx, void *held, const tgc_done *d)
 	{
 		Harness *hs = static_cast<Harness *>(ctx);
-		std::unique_ptr<Pkt> hp = hs->take(held);
-		Pkt &h = *hp;
+		Pkt &h = hs->take(held);
+		Arena::release(h.frame, h.n); // h.bytes holds what the packet is now
 		hs->trace_.put('c', *d);
 		hs->trace_.put('i', h.id);
 		auto it = std::find(hs->held_.begin(), hs->held_.end(), &h);
@@ -374,49 +436,57 @@ private:
 			FUZZ_CHECK(h.lens[i] == h.gso_size, "segment %zu of %u: %u bytes, gso_size %u", i, h.count, h.lens[i],
 				   h.gso_size);
 		}
+		// The GRO packet as the caller finishes it, in its own exact buffer: then it must parse again as the same
+		// flow and train.
+		uint8_t *b = hs->arena_.copy(h.bytes.data(), n, hs->align_);
 		if (h.count > 1) {
 			FUZZ_CHECK(n <= 0xffff || (f.nlayers == 1 && f.inner_version == 6 && n - 40 <= 0xffff),
 				   "GRO packet of %u bytes", n);
 			tgc_completion c;
-			const int rc = tgc_finish(h.bytes.data(), n, d, &c);
+			const int rc = tgc_finish(b, n, d, &c);
 			FUZZ_CHECK(rc == 0, "tgc_finish failed on a held packet of %u segments", h.count);
 			FUZZ_CHECK(c.tcp_off == f.tcp_off - f.inner_off && c.csum_offset == (udp ? 6 : 16) && c.udp == udp &&
 					   c.tcpv6 == (f.inner_version == 6),
 				   "completion tcp_off %u csum_offset %u tcpv6 %u", c.tcp_off, c.csum_offset, c.tcpv6);
+			// The tunnel row the module takes the GSO type from (tungro_gro.c): the packet's own IP versions.
+			const tgc_tunnel *t = tgc_tunnel_of(f.encap);
+			FUZZ_CHECK(f.nlayers == 1 ? !t
+						  : t && t->outer_version == b[0] >> 4 && t->inner_version == f.inner_version &&
+							    t->gso == (t->outer_version == 4 ? TGC_GSO_IPXIP4 : TGC_GSO_IPXIP6),
+				   "tunnel row of encap %u for outer IPv%u, inner IPv%u", f.encap, b[0] >> 4, f.inner_version);
 		}
 
-		hs->trace_.put_bytes(h.bytes); // finished: what goes up
-		// The delivered packet, in its own exact allocation, must parse again as the same flow and train.
-		Buf b(h.bytes.data(), n, hs->align_);
+		hs->trace_.put_bytes(b, n); // finished: what goes up
 		tgc_pkt r;
-		const unsigned rc = tgc_parse_as(b.p, std::min(n, kHdrView), n, h.encap, hs->mode_, TGC_IN_UDP_GRO, &r);
+		const unsigned rc = tgc_parse_as(b, std::min(n, kHdrView), n, h.encap, hs->mode_, TGC_IN_UDP_GRO, &r);
 		FUZZ_CHECK(rc == TGC_R_NONE, "completed packet of %u segments, %u bytes does not re-parse: %s", h.count, n,
 			   tgc_reason_name(rc));
 		FUZZ_CHECK(r.seq == h.seqs[0] && r.payload_len == h.payload_len && !r.padded && r.tcp_off == f.tcp_off,
 			   "re-parsed seq %u len %u, held seq %u len %u", r.seq, r.payload_len, h.seqs[0], h.payload_len);
-		FUZZ_CHECK(flow_key(r, b.p) == h.key, "completed packet changed flow");
-		FUZZ_CHECK(outer_len_ok(b.p, n), "outer IP header checksum/length");
+		FUZZ_CHECK(flow_key(r, b) == h.key, "completed packet changed flow");
+		FUZZ_CHECK(outer_len_ok(b, n), "outer IP header checksum/length");
 		if (r.nlayers == 2 && r.inner_version == 4)
-			FUZZ_CHECK(ipv4_hdr_ok(b.p + r.inner_off) && ld16(b.p + r.inner_off + 2) == n - r.inner_off,
+			FUZZ_CHECK(ipv4_hdr_ok(b + r.inner_off) && ld16(b + r.inner_off + 2) == n - r.inner_off,
 				   "inner IPv4 header checksum/length");
 		if (udp)
-			FUZZ_CHECK(ld16(b.p + r.tcp_off + 4) == n - r.tcp_off && ld16(b.p + r.tcp_off + 6) != 0,
-				   "UDP length %u of a %u-byte datagram, or no checksum", ld16(b.p + r.tcp_off + 4),
+			FUZZ_CHECK(ld16(b + r.tcp_off + 4) == n - r.tcp_off && ld16(b + r.tcp_off + 6) != 0,
+				   "UDP length %u of a %u-byte datagram, or no checksum", ld16(b + r.tcp_off + 4),
 				   n - r.tcp_off);
 		if (h.count > 1) {
 			// CHECKSUM_PARTIAL: the device sums from the TCP (UDP) header to the end over the pseudo-header sum
 			// tgc_complete left in the field, and writes the complement. The result must verify.
-			uint8_t *ck = b.p + r.tcp_off + (udp ? 6 : 16);
-			st16(ck, static_cast<uint16_t>(~fold(sum16(b.p + r.tcp_off, n - r.tcp_off))));
-			FUZZ_CHECK(tgc_tcp_csum_ok(&r, b.p, n), "finished TCP checksum of the GRO packet is wrong");
+			uint8_t *ck = b + r.tcp_off + (udp ? 6 : 16);
+			st16(ck, static_cast<uint16_t>(~fold(sum16(b + r.tcp_off, n - r.tcp_off))));
+			FUZZ_CHECK(tgc_tcp_csum_ok(&r, b, n), "finished TCP checksum of the GRO packet is wrong");
 		}
-		hs->out_.gro(h.ids, b.p, n, f, h.gso_size, h.id_state);
+		hs->out_.gro(h.ids, b, n, f, h.gso_size, h.id_state);
 	}
 
 	static void op_deliver(void *ctx, void *segp, const tgc_rx_result *r)
 	{
 		Harness *hs = static_cast<Harness *>(ctx);
-		std::unique_ptr<Pkt> seg = hs->take(segp);
+		Pkt *seg = &hs->take(segp);
+		Arena::release(seg->frame, seg->n);
 		FUZZ_CHECK(r->v.action == TGC_PASS, "delivered with action %u", r->v.action);
 		tgc_rx_result traced = *r;
 		traced.held = nullptr; // the caller's handle (the engine translated it): the 'r' record names it
@@ -428,19 +498,21 @@ private:
 
 	unsigned align_;
 	uint32_t mode_; // the engine's flags: tgc_parse_as() sees segments as the engine does
+	Arena &arena_;
+	Pkt *pool_;     // segment i of the run is pool_[i]
 	Delivery &out_;
 	Trace &trace_;
 	bool nomerge_ = false;
-	std::unique_ptr<uint64_t[]> mem_;
 	tgc_engine *engine_ = nullptr;
-	std::map<Pkt *, std::unique_ptr<Pkt>> live_; // every segment the engine has not given back yet
-	std::vector<Pkt *> held_;                    // the held packets, by the harness's model
+	unsigned live_ = 0;       // segments the engine has not given back yet
+	std::vector<Pkt *> held_; // the held packets, by the harness's model
 };
 
-// Copy i of a repeated record: seq advanced by i segments, IPv4 IDs (plain, or IPIP inner) by i, checksums redone.
-std::vector<uint8_t> advance(const std::vector<uint8_t> &seg, const tgc_pkt &pkt, unsigned i, bool tcp_csum_ok)
+// Copy i of a repeated record @seg, into @c: seq advanced by i segments, IPv4 IDs (plain, or IPIP inner) by i,
+// checksums redone.
+void advance(std::vector<uint8_t> &c, const uint8_t *seg, uint32_t n, const tgc_pkt &pkt, unsigned i, bool tcp_csum_ok)
 {
-	std::vector<uint8_t> c(seg);
+	c.assign(seg, seg + n);
 	if (!tgc_pkt_is_udp(&pkt)) // a datagram has no sequence number
 		st32(c.data() + pkt.tcp_off + 4, pkt.seq + i * pkt.payload_len);
 	uint8_t *id_hdr = pkt.inner_version == 4 ? c.data() + pkt.inner_off : nullptr;
@@ -450,36 +522,192 @@ std::vector<uint8_t> advance(const std::vector<uint8_t> &seg, const tgc_pkt &pkt
 	}
 	if (tcp_csum_ok)
 		set_tcp_csum(c.data(), pkt);
-	return c;
 }
 
+// The input's segments in the order the engine receives them: each record, then its repeat copies (advance()), at
+// most kMaxSegs in all. fn(bytes, n, flags): the record's flags, kEndPoll and kAgeFlush only with its last copy.
+// @mode: the engine's flags, as a copy's parse must see it.
+template <class Fn> void for_each_segment(const uint8_t *data, size_t size, uint32_t mode, Store &store, Fn fn)
+{
+	unsigned segs = 0;
+	for_each_record(data, size, [&](uint8_t flags, uint8_t repeat, const uint8_t *p, uint32_t n) {
+		const uint8_t per_copy = flags & static_cast<uint8_t>(~(fuzzin::kEndPoll | fuzzin::kAgeFlush));
+		fn(p, n, repeat ? per_copy : flags);
+		segs++;
+		if (repeat && segs < kMaxSegs) {
+			// The record in its own exact buffer, as every byte the core reads.
+			const uint8_t *seg = store.arena.copy(p, n, 0);
+			const unsigned encap = pick_encap(flags, seg, n);
+			tgc_pkt pkt;
+			const bool parses = tgc_parse_as(seg, std::min(n, kHdrView), n, encap, mode, TGC_IN_UDP_GRO, &pkt) ==
+						    TGC_R_NONE && !pkt.padded;
+			const bool csum_ok = parses && tgc_tcp_csum_ok(&pkt, seg, n);
+			for (unsigned i = 1; i <= repeat && segs < kMaxSegs; i++, segs++) {
+				if (parses)
+					advance(store.copy, seg, n, pkt, i, csum_ok);
+				fn(parses ? store.copy.data() : seg, n, i == repeat ? flags : per_copy);
+			}
+		}
+		return segs < kMaxSegs;
+	});
+}
 
-// One run of the input's train on @layout's engine with @extra_flags, into @trace.
-void run(const uint8_t *data, size_t size, const Layout &layout, uint32_t extra_flags, Delivery &out, Trace &trace,
-	 uint32_t *fastpath)
+// One run of the input's train on @layout's engine with @extra_flags, into @trace; its final counters into @st.
+void run(const uint8_t *data, size_t size, const Layout &layout, uint32_t extra_flags, Store &store, Delivery &out,
+	 Trace &trace, tgc_engine_stats *st)
 {
 	out.reset();
 	trace.clear();
-	Harness h(size & 1 ? 2 : 0, layout, extra_flags, out, trace);
-	for_each_record(data, size, [&h, &layout](uint8_t flags, uint8_t repeat, const uint8_t *p, uint32_t n) {
-		const uint8_t per_copy = flags & static_cast<uint8_t>(~(fuzzin::kEndPoll | fuzzin::kAgeFlush));
-		h.receive(p, n, repeat ? per_copy : flags);
-		if (repeat) {
-			const std::vector<uint8_t> seg(p, p + n);
-			const unsigned encap = pick_encap(flags, p, n);
-			tgc_pkt pkt;
-			const bool parses = tgc_parse_as(p, std::min(n, kHdrView), n, encap, layout.flags, TGC_IN_UDP_GRO,
-							 &pkt) == TGC_R_NONE && !pkt.padded;
-			const bool csum_ok = parses && tgc_tcp_csum_ok(&pkt, p, n);
-			for (unsigned i = 1; i <= repeat && !h.full(); i++) {
-				const std::vector<uint8_t> c = parses ? advance(seg, pkt, i, csum_ok) : seg;
-				h.receive(c.data(), n, i == repeat ? flags : per_copy);
-			}
-		}
-		return !h.full();
-	});
-	*fastpath = h.fastpath();
+	store.arena.reset();
+	Harness h(size & 1 ? 2 : 0, layout, extra_flags, store, out, trace);
+	for_each_segment(data, size, layout.flags, store,
+			 [&h](const uint8_t *p, uint32_t n, uint8_t flags) { h.receive(p, n, flags); });
 	h.finish();
+	h.stats(st);
+}
+
+// The module's way in: no result record, a poll's segments in one tgc_engine_receive_burst() call. The ops only
+// record (the Harness's op records, byte for byte) and rebuild each GRO packet to finish it and record its bytes.
+class Burst {
+public:
+	Burst(unsigned align, const Layout &l, Store &store, Trace &trace)
+		: align_(align), arena_(store.arena), pool_(store.pool), trace_(trace)
+	{
+		static const tgc_engine_ops ops = {op_append, op_complete, op_deliver};
+		engine_ = make_engine(store, l, l.flags, &ops, this);
+	}
+
+	// Segment @id of the train; the stretch goes to the engine when the record ends a poll or ages the table.
+	void add(uint64_t id, const uint8_t *src, uint32_t n, uint8_t flags)
+	{
+		FUZZ_CHECK(id < kMaxSegs, "segment %llu of a run", (unsigned long long)id);
+		Pkt *seg = &pool_[id];
+		seg->start(id, arena_.copy(src, n, align_), n, flags);
+		seg->encap = pick_encap(flags, seg->frame, n);
+		const uint32_t hl = std::min(n, (flags & fuzzin::kShortView) ? fuzzin::kShortViewLen : kHdrView);
+		segs_.push_back(Harness::make_seg(seg, arena_.copy(seg->frame, hl, align_), hl));
+		cookies_.push_back(seg);
+		if (flags & (fuzzin::kEndPoll | fuzzin::kAgeFlush)) {
+			drain();
+			if (flags & fuzzin::kEndPoll)
+				tgc_engine_flush(engine_);
+			else
+				tgc_engine_flush_before(engine_, static_cast<uint32_t>(id - fuzzin::kAgeFlushSegs));
+		}
+	}
+
+	void finish(tgc_engine_stats *st)
+	{
+		drain();
+		tgc_engine_flush(engine_);
+		std::memset(st, 0, sizeof(*st));
+		tgc_engine_get_stats(engine_, st);
+	}
+
+private:
+	void drain()
+	{
+		tgc_engine_receive_burst(engine_, segs_.data(), cookies_.data(), static_cast<uint32_t>(segs_.size()));
+		for (const tgc_seg &s : segs_)
+			Arena::release(s.hdr, s.hdr_len);
+		segs_.clear();
+		cookies_.clear();
+	}
+
+	static Pkt &take(void *cookie)
+	{
+		Pkt *p = static_cast<Pkt *>(cookie);
+		FUZZ_CHECK(p->live, "the engine gave back a packet it does not have");
+		p->live = false;
+		return *p;
+	}
+
+	static int op_append(void *ctx, void *held, void *segp, const tgc_merge *m)
+	{
+		Burst *b = static_cast<Burst *>(ctx);
+		Pkt &h = *static_cast<Pkt *>(held), *seg = static_cast<Pkt *>(segp);
+		if (seg->flags & fuzzin::kNoMerge) {
+			b->trace_.put('n', std::make_pair(h.id, seg->id));
+			return -1;
+		}
+		take(segp);
+		const tgc_pkt &pkt = *m->pkt;
+		const uint32_t traced[] = {m->held_len, static_cast<uint32_t>(m->flags_off | m->held_flags << 16 | m->id_state << 24),
+					   static_cast<uint32_t>(m->fixedid | m->pad[0] << 8 | m->pad[1] << 16 | m->pad[2] << 24)};
+		b->trace_.put('a', traced);
+		b->trace_.put('p', pkt);
+		b->trace_.put('i', std::make_pair(h.id, seg->id));
+		if (h.bytes.empty()) // the held packet's first merge: its first segment, as the engine holds it
+			h.bytes.assign(h.frame, h.frame + std::min(m->held_len, h.n));
+		FUZZ_CHECK(m->held_len == h.bytes.size(), "held length %u, %zu bytes held", m->held_len, h.bytes.size());
+		h.bytes.insert(h.bytes.end(), seg->frame + pkt.payload_off, seg->frame + pkt.payload_off + pkt.payload_len);
+		h.bytes[m->flags_off] |= m->held_flags;
+		Arena::release(seg->frame, seg->n);
+		return 0;
+	}
+
+	static void op_complete(void *ctx, void *held, const tgc_done *d)
+	{
+		Burst *b = static_cast<Burst *>(ctx);
+		Pkt &h = take(held);
+		b->trace_.put('c', *d);
+		b->trace_.put('i', h.id);
+		if (h.bytes.empty()) // never merged: the segment as held, without its padding
+			h.bytes.assign(h.frame, h.frame + std::min(d->total_len, h.n));
+		Arena::release(h.frame, h.n);
+		const uint32_t n = static_cast<uint32_t>(h.bytes.size());
+		FUZZ_CHECK(n == d->total_len, "GRO packet of %u bytes, the engine says %u", n, d->total_len);
+		uint8_t *pkt = b->arena_.copy(h.bytes.data(), n, b->align_);
+		tgc_completion c;
+		FUZZ_CHECK(d->count < 2 || tgc_finish(pkt, n, d, &c) == 0, "tgc_finish failed on %u segments", d->count);
+		b->trace_.put_bytes(pkt, n);
+	}
+
+	static void op_deliver(void *ctx, void *segp, const tgc_rx_result *r)
+	{
+		Burst *b = static_cast<Burst *>(ctx);
+		Pkt &seg = take(segp);
+		Arena::release(seg.frame, seg.n);
+		tgc_rx_result traced = *r;
+		traced.held = nullptr;
+		b->trace_.put('d', traced);
+		b->trace_.put('i', seg.id);
+	}
+
+	unsigned align_;
+	Arena &arena_;
+	Pkt *pool_;
+	Trace &trace_;
+	tgc_engine *engine_ = nullptr;
+	std::vector<tgc_seg> segs_;
+	std::vector<void *> cookies_;
+};
+
+// The burst run of the input (Burst) into @trace, its final counters into @st.
+void run_burst(const uint8_t *data, size_t size, const Layout &layout, Store &store, Trace &trace,
+	       tgc_engine_stats *st)
+{
+	trace.clear();
+	store.arena.reset();
+	Burst b(size & 1 ? 2 : 0, layout, store, trace);
+	uint64_t id = 0;
+	for_each_segment(data, size, layout.flags, store,
+			 [&b, &id](const uint8_t *p, uint32_t n, uint8_t flags) { b.add(id++, p, n, flags); });
+	b.finish(st);
+}
+
+// Where two traces first differ, for the failure message.
+void report_diff(const char *what, const Trace &x, const Trace &y)
+{
+	const auto &a = x.bytes(), &b = y.bytes();
+	size_t at = 0;
+	while (at < a.size() && at < b.size() && a[at] == b[at])
+		at++;
+	const auto [ev, start] = x.event_at(at);
+	FUZZ_CHECK(false, "%s: traces of %zu and %zu events, first difference at event %zu (record '%c', byte %zu of it: "
+			  "%#x against %#x)",
+		   what, x.events(), y.events(), ev, start < a.size() ? a[start] : '?', at - start, at < a.size() ? a[at] : 0,
+		   at < b.size() ? b[at] : 0);
 }
 
 } // namespace
@@ -487,25 +715,25 @@ void run(const uint8_t *data, size_t size, const Layout &layout, uint32_t extra_
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	// Alignment from the input size's parity, the table layout from the next bits: every placement and layout
-	// gets exercised without a format byte. Each input twice: with the fast stage and without it
-	// (TGC_ENGINE_NO_FASTPATH); the traces must be the same.
+	// gets exercised without a format byte. Each input three times: with the fast stage, without it
+	// (TGC_ENGINE_NO_FASTPATH), and in bursts without result records; the traces must be the same.
+	static Store store;
 	static Delivery out;
-	static Trace fast, slow;
+	static Trace fast, slow, burst, fast_ops;
 	const Layout &layout = kLayouts[(size >> 1) % (sizeof(kLayouts) / sizeof(kLayouts[0]))];
-	uint32_t fast_merges = 0, slow_merges = 0;
-	run(data, size, layout, 0, out, fast, &fast_merges);
-	run(data, size, layout, TGC_ENGINE_NO_FASTPATH, out, slow, &slow_merges);
-	FUZZ_CHECK(slow_merges == 0, "%u fast-path merges with TGC_ENGINE_NO_FASTPATH", slow_merges);
-	if (fast.bytes() != slow.bytes()) {
-		const auto &a = fast.bytes(), &b = slow.bytes();
-		size_t at = 0;
-		while (at < a.size() && at < b.size() && a[at] == b[at])
-			at++;
-		const auto [ev, start] = fast.event_at(at);
-		FUZZ_CHECK(false, "fast stage and full parse differ: traces of %zu and %zu events, first at event %zu "
-				  "(record '%c', byte %zu of it: %#x against %#x); %u fast merges",
-			   fast.events(), slow.events(), ev, start < a.size() ? a[start] : '?', at - start,
-			   at < a.size() ? a[at] : 0, at < b.size() ? b[at] : 0, fast_merges);
-	}
+	tgc_engine_stats fast_st, slow_st, burst_st;
+	run(data, size, layout, 0, store, out, fast, &fast_st);
+	run(data, size, layout, TGC_ENGINE_NO_FASTPATH, store, out, slow, &slow_st);
+	FUZZ_CHECK(slow_st.fastpath == 0, "%u fast-path merges with TGC_ENGINE_NO_FASTPATH", slow_st.fastpath);
+	if (fast.bytes() != slow.bytes())
+		report_diff("fast stage and full parse differ", fast, slow);
+	run_burst(data, size, layout, store, burst, &burst_st);
+	fast.ops_only(fast_ops);
+	if (fast_ops.bytes() != burst.bytes())
+		report_diff("tgc_engine_receive_burst's op calls differ from tgc_engine_receive's", fast_ops, burst);
+	FUZZ_CHECK(std::memcmp(&fast_st, &burst_st, sizeof(fast_st)) == 0,
+		   "tgc_engine_receive_burst: counters differ (segs %u/%u merged %u/%u completed %u/%u fast %u/%u)",
+		   fast_st.segs, burst_st.segs, fast_st.merged, burst_st.merged, fast_st.completed, burst_st.completed,
+		   fast_st.fastpath, burst_st.fastpath);
 	return 0;
 }

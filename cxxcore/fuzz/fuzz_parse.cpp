@@ -11,7 +11,8 @@
 //     through the whole view parses the same through the pulled bytes only;
 //   - tgc_same_flow agrees with the flow identity computed here; a segment is its own flow; equal flows hash equal;
 //   - tgc_decide's verdict is well formed: one action, MERGE only for the held packet's next sequence number with
-//     at most gso_size bytes, never for padding;
+//     at most gso_size bytes, never for padding; the same segment as a GSO arrival joins only a held packet of its
+//     gso_size, and one that is not whole gso_size segments is never held and ends the packet it joins;
 //   - tgc_tcp_csum_ok agrees with the RFC 1071 sum computed here;
 //   - tgc_complete/tgc_finish succeed on every accepted segment and leave valid IPv4 header checksums and lengths,
 //     and a TCP pseudo-header sum that a device's checksum completes to a correct one.
@@ -32,7 +33,7 @@ using namespace fuzzchk;
 struct Prev {
 	std::vector<uint8_t> hdr; // its headers, payload_off bytes
 	tgc_pkt pkt{};
-	std::string key;
+	FlowKey key;
 	uint32_t hash = 0;
 	bool valid = false;
 };
@@ -98,6 +99,42 @@ void check_decide(const tgc_pkt &pkt, const uint8_t *view, const Prev *prev, uin
 			   held.total_len + pkt.payload_len < TGC_MAX_GRO_BYTES,
 		   "merged seq %u len %u into seq %u+%u gso_size %u", pkt.seq, pkt.payload_len, prev->pkt.seq,
 		   held.payload_len, held.gso_size);
+}
+
+// The same TCP segment as if it had arrived GSO (skb_is_gso: the host or a lower GRO merged it; the caller sets
+// gso_size and gso_segs): of the held packet's MSS (repeat bit 2), or cut in two. 6.12's tcp_gro_receive: it
+// joins only a held packet of its gso_size, and one that is not gso_segs whole segments ends its GRO packet,
+// merged or not (out_check_final).
+void check_decide_gso(const tgc_pkt &wire, const uint8_t *view, const Prev *prev, uint8_t repeat)
+{
+	if (tgc_pkt_is_udp(&wire) || wire.payload_len < 2)
+		return;
+	tgc_pkt pkt = wire;
+	const uint32_t len = pkt.payload_len, mss = prev ? prev->pkt.payload_len : 0;
+	pkt.gso_size = static_cast<uint16_t>(prev && (repeat & 4) && mss ? mss : (len + 1) / 2);
+	pkt.gso_segs = static_cast<uint16_t>((len + pkt.gso_size - 1) / pkt.gso_size);
+	const bool whole = len == uint32_t(pkt.gso_segs) * pkt.gso_size;
+	tgc_held held{};
+	if (prev) {
+		held.hdr = prev->hdr.data();
+		held.hdr_len = static_cast<uint32_t>(prev->hdr.size());
+		held.payload_len = mss;
+		held.total_len = held.hdr_len + mss;
+		held.count = 1;
+		held.gso_size = static_cast<uint16_t>(mss);
+	}
+	tgc_verdict v;
+	std::memset(&v, 0xa5, sizeof(v));
+	tgc_decide(&pkt, view, prev ? &held : nullptr, 0, &v);
+	FUZZ_CHECK(v.action >= TGC_MERGE && v.action <= TGC_PASS && (prev || v.action != TGC_MERGE),
+		   "GSO arrival: action %u", v.action);
+	FUZZ_CHECK(whole || v.action != TGC_HOLD, "GSO arrival of %u bytes, %u x %u, held", len, pkt.gso_segs,
+		   pkt.gso_size);
+	if (v.action == TGC_MERGE)
+		FUZZ_CHECK(pkt.gso_size == held.gso_size && pkt.seq == prev->pkt.seq + held.payload_len &&
+				   (whole || (v.flush_held && (v.reason == TGC_R_SHORT || v.reason == TGC_R_END))),
+			   "GSO arrival %u x %u merged into gso_size %u (reason %s, flush %u)", pkt.gso_segs, pkt.gso_size,
+			   held.gso_size, tgc_reason_name(v.reason), v.flush_held);
 }
 
 // The completion fixups on a writable copy of the segment (as the first of a GRO packet of count segments).
@@ -200,7 +237,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			return true;
 		}
 		check_parsed(pkt, encap, hl, n);
-		const std::string key = flow_key(pkt, view.p);
+		const FlowKey key = flow_key(pkt, view.p);
 		const uint32_t hash = tgc_flow_hash(&pkt, view.p);
 		FUZZ_CHECK(tgc_same_flow(&pkt, view.p, view.p, pkt.payload_off) == 1, "a segment is not its own flow");
 		const bool same = prev.valid && prev.pkt.encap == pkt.encap && prev.pkt.tcp_off == pkt.tcp_off &&
@@ -211,6 +248,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FUZZ_CHECK(!sf || hash == prev.hash, "one flow, two hashes");
 		}
 		check_decide(pkt, view.p, same && key == prev.key ? &prev : nullptr, flags, repeat);
+		check_decide_gso(pkt, view.p, same && key == prev.key ? &prev : nullptr, repeat);
 		const bool ok = tgc_tcp_csum_ok(&pkt, seg.p, n);
 		const bool no_udp_csum = tgc_pkt_is_udp(&pkt) && ld16(view.p + pkt.tcp_off + 6) == 0;
 		FUZZ_CHECK(ok == (no_udp_csum || tcp_sum(seg.p, pkt) == 0xffff), "tgc_tcp_csum_ok %d disagrees", ok);

@@ -3,7 +3,9 @@
 // full, as dev_gro_receive does), its own find (tgc_same_flow over the list) and append (byte vectors), and the
 // caller's steps after each verdict as tungro_core.h orders them. Input: records as fuzz_input.hpp; the repeat
 // byte is read here as the segment's extras: bit 1 a packet it starts is foreign (as if held before tungro), bit 2
-// a TLS decrypted state differing from the held packet's, bit 3 prepare reports a bad checksum.
+// a TLS decrypted state differing from the held packet's, bit 3 prepare reports a bad checksum, bit 6
+// TGC_IN_UDP_GRO (the caller allows UDP GRO, as fuzz_parse reads that bit; the module's offload path never sets it,
+// but tgc_receive() takes it, so its UDP rules are fuzzed here too).
 // Invariants (abort on violation): the delivery oracle (oracle.hpp: exactly once, per-flow order, payload bytes
 // out == in, every GRO packet resegments to its inputs), no read outside the bytes given (exact allocations,
 // ASan), no UB, and the result is well formed (one action; MERGE only into the held packet of the flow that find
@@ -27,7 +29,7 @@ using namespace fuzzchk;
 constexpr unsigned kListMax = 8; // MAX_GRO_SKBS
 constexpr unsigned kMaxSegs = 64;
 
-enum : uint8_t { kXForeign = 2, kXDecrypted = 4, kXCsumBad = 8 };
+enum : uint8_t { kXForeign = 2, kXDecrypted = 4, kXCsumBad = 8, kXUdpGro = 0x40 };
 
 struct Held {
 	std::vector<uint8_t> bytes; // first segment without padding, then each merged payload
@@ -59,7 +61,8 @@ public:
 		s.encap = static_cast<uint8_t>(pick_encap(flags, src, n));
 		s.in = (flags & fuzzin::kUpperFlush ? TGC_IN_UPPER_FLUSH : 0) |
 		       (flags & fuzzin::kCsumCheck ? TGC_IN_CSUM_CHECK : 0) |
-		       (s.encap && outer_len_differs(view.p, hl, n) ? TGC_IN_OUTER_FLUSH : 0);
+		       (s.encap && outer_len_differs(view.p, hl, n) ? TGC_IN_OUTER_FLUSH : 0) |
+		       (extras & kXUdpGro ? TGC_IN_UDP_GRO : 0);
 		extras_ = extras;
 		nomerge_ = flags & fuzzin::kNoMerge;
 		cur_ = id;
@@ -88,8 +91,11 @@ public:
 				   "MERGE (append %d, foreign %u, extras %#x) not into a held packet of tungro's",
 				   appended_, r.foreign, extras);
 			h->id_state = r.v.id_state;
-			FUZZ_CHECK(r.flags_off == r.pkt.tcp_off + TGC_TCP_FLAGS_OFF && r.flags_off < h->first.payload_off,
-				   "flags_off %u", r.flags_off);
+			// A datagram has no flags byte to carry over: flags_off 0 and no held flags.
+			FUZZ_CHECK(tgc_pkt_is_udp(&r.pkt) ? r.flags_off == 0 && !r.v.held_flags
+							  : r.flags_off == r.pkt.tcp_off + TGC_TCP_FLAGS_OFF &&
+								    r.flags_off < h->first.payload_off,
+				   "flags_off %u held_flags %#x", r.flags_off, r.v.held_flags);
 			h->bytes[r.flags_off] |= r.v.held_flags;
 			if (r.v.flush_held)
 				complete(h);
@@ -157,7 +163,7 @@ private:
 			return -1;
 		const tgc_pkt &p = r->pkt;
 		FUZZ_CHECK(!p.padded && p.payload_len > 0 && p.payload_len <= h->gso_size &&
-				   p.seq == h->first.seq + h->payload_len &&
+				   (tgc_pkt_is_udp(&p) || p.seq == h->first.seq + h->payload_len) &&
 				   h->bytes.size() + p.payload_len < TGC_MAX_GRO_BYTES,
 			   "merge of seq %u len %u into seq %u+%u gso_size %u", p.seq, p.payload_len, h->first.seq,
 			   h->payload_len, h->gso_size);

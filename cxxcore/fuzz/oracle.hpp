@@ -12,10 +12,10 @@
 #define TUNGRO_FUZZ_ORACLE_HPP
 
 #include <cstdint>
-#include <map>
-#include <string>
+#include <utility>
 #include <vector>
 
+#include "checks.hpp"
 #include "tungro_core.h"
 
 namespace fuzzchk {
@@ -28,7 +28,7 @@ public:
 	// A segment given to the core, its n bytes as given. Returns its id (0, 1, ... in arrival order).
 	uint64_t add(const uint8_t *p, uint32_t n);
 	// Its flow identity (flow_key), when it has one: order is checked per flow.
-	void set_flow(uint64_t id, const std::string &key) { segs_[id].key = key; }
+	void set_flow(uint64_t id, const FlowKey &key) { segs_[id].key = key; }
 	// Delivered unmerged, as it is.
 	void single(uint64_t id);
 	// Delivered as one GRO packet of segments ids (in the order they were merged): b, n its bytes from the outer
@@ -45,12 +45,13 @@ private:
 		size_t off;   // its bytes: arena_[off, off + n)
 		uint32_t n;
 		bool out = false;
-		std::string key;
+		FlowKey key;
 	};
 	void mark(uint64_t id);
 	std::vector<Seg> segs_;
 	std::vector<uint8_t> arena_;
-	std::map<std::string, uint64_t> last_;
+	std::vector<std::pair<FlowKey, uint64_t>> last_; // each flow's last segment out (a train has few flows)
+	std::vector<uint8_t> seg_;                       // gro()'s resegmented segment
 };
 
 } // namespace fuzzchk

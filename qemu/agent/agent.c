@@ -220,7 +220,9 @@ static void test_tungro_stream(const struct scenario *sc, uint64_t bytes)
  * GRO packet are below the kernel's with p < IP6T_P_FAIL in the exact one-sided Wilcoxon signed-rank test over the
  * window pairs of a round (engine.c's gate: with 12 pairs it needs 11 of them worse). The pooled ratio is reported.
  */
-#define IP6T_WINDOWS 12         /* per engine */
+/* per engine: 12 left too few pairs once on a loaded host (9 of 12 windows with IP6T_MIN_WIRE, 2026-12-06: the
+ * receiver read a window's bytes from its socket buffer while the host starved the guest) */
+#define IP6T_WINDOWS 16
 #define IP6T_MIN_PAIRS 10       /* below this the test could not reach IP6T_P_FAIL (10 pairs: p >= 1/1024) */
 #define IP6T_MIN_WIRE 64        /* a window with fewer wire segments saw no traffic: no pair */
 #define IP6T_P_FAIL 0.002

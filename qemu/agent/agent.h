@@ -315,6 +315,8 @@ struct tcp_delta {
 };
 int snmp_counter(const char *file, const char *prefix, const char *name, uint64_t *v);  /* calling thread's netns */
 int tcp_ofo_read(uint64_t *v);   /* the calling thread's namespace's TCPOFOQueue: 0 or -errno */
+/* the receiver's TCPOFOQueue now, for a thread in the initial namespace (the receiver's); 0 when unreadable */
+uint64_t receiver_ofo(void);
 int tcp_counters_read(struct tcp_counters c[2]);  /* [0] receiver (initial namespace), [1] sender: 0 or -errno */
 void tcp_counters_delta(struct tcp_delta *d, const struct tcp_counters before[2], const struct tcp_counters after[2]);
 void tcp_delta_add(struct tcp_delta *sum, const struct tcp_delta *d);

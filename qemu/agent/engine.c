@@ -365,14 +365,6 @@ static void wait_held(struct cycler *c)
 }
 
 /* One attach, 20 ms attached, one detach, 10 ms detached. 0, or -1 with c->err set or the stream gone. */
-/* The receiver's TCPOFOQueue now (the cycler runs in the initial namespace, the receiver's); 0 when unreadable. */
-static uint64_t receiver_ofo(void)
-{
-	uint64_t v = 0;
-	tcp_ofo_read(&v);
-	return v;
-}
-
 static int loop_cycle(struct cycler *c)
 {
 	uint64_t o0 = receiver_ofo(), t0 = now_us();

@@ -45,6 +45,9 @@ struct toggler {
 	struct tcp_pairs *tp;
 	volatile unsigned long *progress[K06_LEGS];
 	int nprogress;
+	/* where the cycles' out-of-order arrivals fall, and how long each phase lasted: insmod, loaded, rmmod, the gap
+	 * after (unloaded, K06_GAP_MS) */
+	uint64_t ofo_phase[4], us_phase[4];
 	char err[200];
 };
 
@@ -116,27 +119,34 @@ static void toggler_run(struct toggler *t)
 	for (unsigned i = 0; i < t->cycles; i++) {
 		if (toggler_pair(t, i, 0, &e, &w0))
 			break;
-		uint64_t t0 = now_us();
+		uint64_t o[5], at[5];
+		o[0] = receiver_ofo(), at[0] = now_us();
 		int rc = mod_load();
-		uint64_t t1 = now_us();
+		at[1] = now_us(), o[1] = receiver_ofo();
 		if (rc) {
 			snprintf(t->err, sizeof(t->err), "cycle %u: insmod: %s", i + 1, strerror(-rc));
 			return;
 		}
 		if (toggler_window(t, i))
 			break;
-		uint64_t t2 = now_us();
+		o[2] = receiver_ofo(), at[2] = now_us();
 		if ((rc = mod_unload())) {
 			snprintf(t->err, sizeof(t->err), "cycle %u: rmmod: %s", i + 1, strerror(-rc));
 			return;
 		}
-		uint64_t t3 = now_us();
-		t->load_us += t1 - t0;
-		t->unload_us += t3 - t2;
-		t->load_max_us = t1 - t0 > t->load_max_us ? t1 - t0 : t->load_max_us;
-		t->unload_max_us = t3 - t2 > t->unload_max_us ? t3 - t2 : t->unload_max_us;
+		at[3] = now_us(), o[3] = receiver_ofo();
+		t->load_us += at[1] - at[0];
+		t->unload_us += at[3] - at[2];
+		t->load_max_us = at[1] - at[0] > t->load_max_us ? at[1] - at[0] : t->load_max_us;
+		t->unload_max_us = at[3] - at[2] > t->unload_max_us ? at[3] - at[2] : t->unload_max_us;
 		t->done = i + 1;
-		if (toggler_wait(t, K06_GAP_MS) || toggler_pair(t, i, 1, &e, &w0))
+		rc = toggler_wait(t, K06_GAP_MS);
+		o[4] = receiver_ofo(), at[4] = now_us();
+		for (int p = 0; p < 4; p++) {
+			t->ofo_phase[p] += o[p + 1] - o[p];
+			t->us_phase[p] += at[p + 1] - at[p];
+		}
+		if (rc || toggler_pair(t, i, 1, &e, &w0))
 			break;
 	}
 	if (mod_loaded() && mod_unload() && !t->err[0])
@@ -313,6 +323,21 @@ stop:
 		      " windows', >= %d pairs)",
 		      tp.pairs, v == TCP_PAIRS_NOT_WORSE ? "not worse" : v == TCP_PAIRS_WORSE ? "CYCLES WORSE" :
 		      "TOO FEW PAIRS", TCP_PAIRS_GATE_RATIO, K06_PAIRS / 2);
+	}
+
+	/* Which part of a cycle the receiver's reordering comes from, against the windows without tungro (soak). The
+	 * insmod and rmmod phases stall the guest (module text, RCU grace periods, callback swaps); the loaded phase
+	 * is tungro's GRO serving the tunnels. */
+	{
+		static const char *const names[4] = { "insmod", "loaded", "rmmod", "gap" };
+		char line[400];
+		int len = 0;
+		for (int p = 0; p < 4; p++)
+			len += snprintf(line + len, sizeof(line) - (size_t)len, "%s %" PRIu64 " in %.1f s (%.1f/s), ", names[p],
+					t.ofo_phase[p], t.us_phase[p] / 1e6, t.us_phase[p] ? t.ofo_phase[p] * 1e6 / t.us_phase[p] : 0.0);
+		out("K06PHASES arch=%s kernel=%s receiver out of order in the cycles' phases: %sunloaded windows %" PRIu64
+		    " in %.1f s (%.1f/s) (reported)", uname_machine(), uname_release(), line, tp.ker.ofo, soak ? tp.ker_s : 0.0,
+		    soak && tp.ker_s > 0 ? tp.ker.ofo / tp.ker_s : 0.0);
 	}
 
 	unsigned n = t.done ? t.done : 1;

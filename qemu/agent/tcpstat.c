@@ -59,6 +59,13 @@ int tcp_ofo_read(uint64_t *v)
 	return snmp_counter("netstat", "TcpExt", "TCPOFOQueue", v);
 }
 
+uint64_t receiver_ofo(void)
+{
+	uint64_t v = 0;
+	tcp_ofo_read(&v);
+	return v;
+}
+
 static int read_ns_counters(struct tcp_counters *c)
 {
 	int rc = snmp_counter("snmp", "Tcp", "RetransSegs", &c->retrans);

@@ -11,7 +11,7 @@
 // every run. Invariants (abort on violation):
 // UDP GRO is allowed for every segment (TGC_IN_UDP_GRO: the glue found a UDP_GRO socket), so UDP datagrams merge
 // under the same invariants (no sequence numbers; the UDP length and checksum instead of TCP's). The receive
-// harness (the offload path's model) never sets it.
+// harness sets it per segment (its repeat byte's bit 6).
 //   - the delivery oracle (oracle.hpp): every segment delivered exactly once, per-flow order, payload bytes out ==
 //     in, and every GRO packet resegments (test-side segmenter) to the segments that went in;
 //   - a GRO packet's segments are consecutive in sequence space, all but the last of gso_size bytes;

@@ -158,6 +158,32 @@ public:
 			i++;
 		return {i, starts_.empty() ? 0 : starts_[i]};
 	}
+	// The op calls' records, written alike by every run: a refused append ('n'), an append ('a' the merge record,
+	// 'p' the segment's, 'i' the packets), a completion ('c', 'i'; then put_bytes() of the finished packet) and a
+	// delivery ('d', 'i'). Packets are named by their ids; a delivery's held is the caller's handle, named by the
+	// harness's 'r' record.
+	void nomerge(uint64_t held, uint64_t seg) { put('n', std::make_pair(held, seg)); }
+	void append(const tgc_merge *m, uint64_t held, uint64_t seg)
+	{
+		// Field by field: the record's tail after pad[] is the struct's own padding, written by no one.
+		const uint32_t rec[] = {m->held_len, static_cast<uint32_t>(m->flags_off | m->held_flags << 16 | m->id_state << 24),
+					static_cast<uint32_t>(m->fixedid | m->pad[0] << 8 | m->pad[1] << 16 | m->pad[2] << 24)};
+		put('a', rec);
+		put('p', *m->pkt);
+		put('i', std::make_pair(held, seg));
+	}
+	void complete(const tgc_done *d, uint64_t held)
+	{
+		put('c', *d);
+		put('i', held);
+	}
+	void deliver(const tgc_rx_result *r, uint64_t seg)
+	{
+		tgc_rx_result rec = *r;
+		rec.held = nullptr;
+		put('d', rec);
+		put('i', seg);
+	}
 	// Into @out: this trace without the per-segment records ('r', 's'): the op calls only.
 	void ops_only(Trace &out) const
 	{
@@ -383,18 +409,13 @@ private:
 	{
 		Harness *hs = static_cast<Harness *>(ctx);
 		if (hs->nomerge_) {
-			hs->trace_.put('n', std::make_pair(static_cast<Pkt *>(held)->id, static_cast<Pkt *>(segp)->id));
+			hs->trace_.nomerge(static_cast<Pkt *>(held)->id, static_cast<Pkt *>(segp)->id);
 			return -1; // the module's tungro_append failing
 		}
 		Pkt *h = static_cast<Pkt *>(held);
 		Pkt *seg = &hs->take(segp);
 		const tgc_pkt &pkt = *m->pkt;
-		// Field by field: the record's tail after pad[] is the struct's own padding, written by no one.
-		const uint32_t traced[] = {m->held_len, static_cast<uint32_t>(m->flags_off | m->held_flags << 16 | m->id_state << 24),
-					   static_cast<uint32_t>(m->fixedid | m->pad[0] << 8 | m->pad[1] << 16 | m->pad[2] << 24)};
-		hs->trace_.put('a', traced);
-		hs->trace_.put('p', pkt);
-		hs->trace_.put('i', std::make_pair(h->id, seg->id));
+		hs->trace_.append(m, h->id, seg->id);
 		FUZZ_CHECK(m->held_len == h->bytes.size(), "engine's held length %u, harness's %zu", m->held_len,
 			   h->bytes.size());
 		FUZZ_CHECK(m->flags_off == (tgc_pkt_is_udp(&pkt) ? 0u : h->first.tcp_off + TGC_TCP_FLAGS_OFF),
@@ -419,8 +440,7 @@ private:
 		Harness *hs = static_cast<Harness *>(ctx);
 		Pkt &h = hs->take(held);
 		Arena::release(h.frame, h.n); // h.bytes holds what the packet is now
-		hs->trace_.put('c', *d);
-		hs->trace_.put('i', h.id);
+		hs->trace_.complete(d, h.id);
 		auto it = std::find(hs->held_.begin(), hs->held_.end(), &h);
 		FUZZ_CHECK(it != hs->held_.end(), "completed a packet that was not held");
 		hs->held_.erase(it);
@@ -488,10 +508,7 @@ private:
 		Pkt *seg = &hs->take(segp);
 		Arena::release(seg->frame, seg->n);
 		FUZZ_CHECK(r->v.action == TGC_PASS, "delivered with action %u", r->v.action);
-		tgc_rx_result traced = *r;
-		traced.held = nullptr; // the caller's handle (the engine translated it): the 'r' record names it
-		hs->trace_.put('d', traced);
-		hs->trace_.put('i', seg->id);
+		hs->trace_.deliver(r, seg->id);
 		// Segments that never parsed and whose flow was not located have no flow to keep order with.
 		hs->out_.single(seg->id);
 	}
@@ -627,16 +644,12 @@ private:
 		Burst *b = static_cast<Burst *>(ctx);
 		Pkt &h = *static_cast<Pkt *>(held), *seg = static_cast<Pkt *>(segp);
 		if (seg->flags & fuzzin::kNoMerge) {
-			b->trace_.put('n', std::make_pair(h.id, seg->id));
+			b->trace_.nomerge(h.id, seg->id);
 			return -1;
 		}
 		take(segp);
 		const tgc_pkt &pkt = *m->pkt;
-		const uint32_t traced[] = {m->held_len, static_cast<uint32_t>(m->flags_off | m->held_flags << 16 | m->id_state << 24),
-					   static_cast<uint32_t>(m->fixedid | m->pad[0] << 8 | m->pad[1] << 16 | m->pad[2] << 24)};
-		b->trace_.put('a', traced);
-		b->trace_.put('p', pkt);
-		b->trace_.put('i', std::make_pair(h.id, seg->id));
+		b->trace_.append(m, h.id, seg->id);
 		if (h.bytes.empty()) // the held packet's first merge: its first segment, as the engine holds it
 			h.bytes.assign(h.frame, h.frame + std::min(m->held_len, h.n));
 		FUZZ_CHECK(m->held_len == h.bytes.size(), "held length %u, %zu bytes held", m->held_len, h.bytes.size());
@@ -650,8 +663,7 @@ private:
 	{
 		Burst *b = static_cast<Burst *>(ctx);
 		Pkt &h = take(held);
-		b->trace_.put('c', *d);
-		b->trace_.put('i', h.id);
+		b->trace_.complete(d, h.id);
 		if (h.bytes.empty()) // never merged: the segment as held, without its padding
 			h.bytes.assign(h.frame, h.frame + std::min(d->total_len, h.n));
 		Arena::release(h.frame, h.n);
@@ -668,10 +680,7 @@ private:
 		Burst *b = static_cast<Burst *>(ctx);
 		Pkt &seg = take(segp);
 		Arena::release(seg.frame, seg.n);
-		tgc_rx_result traced = *r;
-		traced.held = nullptr;
-		b->trace_.put('d', traced);
-		b->trace_.put('i', seg.id);
+		b->trace_.deliver(r, seg.id);
 	}
 
 	unsigned align_;

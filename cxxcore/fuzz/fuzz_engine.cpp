@@ -207,6 +207,16 @@ private:
 	size_t events_ = 0;
 };
 
+// Segment @cookie, which the engine gives back to a run whose segments are @pool: one of them, live until now, and
+// no longer.
+Pkt &give_back(Pkt *pool, void *cookie)
+{
+	Pkt *p = static_cast<Pkt *>(cookie);
+	FUZZ_CHECK(p >= pool && p < pool + kMaxSegs && p->live, "the engine gave back a packet it does not have");
+	p->live = false;
+	return *p;
+}
+
 // An engine of @l's table with @flags in @store's memory, calling @ops with @ctx.
 tgc_engine *make_engine(Store &store, const Layout &l, uint32_t flags, const tgc_engine_ops *ops, void *ctx)
 {
@@ -398,11 +408,8 @@ private:
 	// The segment @cookie the engine gives back: live until now, and no longer.
 	Pkt &take(void *cookie)
 	{
-		Pkt *p = static_cast<Pkt *>(cookie);
-		FUZZ_CHECK(p >= pool_ && p < pool_ + kMaxSegs && p->live, "the engine gave back a packet it does not have");
-		p->live = false;
 		live_--;
-		return *p;
+		return give_back(pool_, cookie);
 	}
 
 	static int op_append(void *ctx, void *held, void *segp, const tgc_merge *m)
@@ -631,14 +638,6 @@ private:
 		cookies_.clear();
 	}
 
-	static Pkt &take(void *cookie)
-	{
-		Pkt *p = static_cast<Pkt *>(cookie);
-		FUZZ_CHECK(p->live, "the engine gave back a packet it does not have");
-		p->live = false;
-		return *p;
-	}
-
 	static int op_append(void *ctx, void *held, void *segp, const tgc_merge *m)
 	{
 		Burst *b = static_cast<Burst *>(ctx);
@@ -647,7 +646,7 @@ private:
 			b->trace_.nomerge(h.id, seg->id);
 			return -1;
 		}
-		take(segp);
+		give_back(b->pool_, segp);
 		const tgc_pkt &pkt = *m->pkt;
 		b->trace_.append(m, h.id, seg->id);
 		if (h.bytes.empty()) // the held packet's first merge: its first segment, as the engine holds it
@@ -662,7 +661,7 @@ private:
 	static void op_complete(void *ctx, void *held, const tgc_done *d)
 	{
 		Burst *b = static_cast<Burst *>(ctx);
-		Pkt &h = take(held);
+		Pkt &h = give_back(b->pool_, held);
 		b->trace_.complete(d, h.id);
 		if (h.bytes.empty()) // never merged: the segment as held, without its padding
 			h.bytes.assign(h.frame, h.frame + std::min(d->total_len, h.n));
@@ -678,7 +677,7 @@ private:
 	static void op_deliver(void *ctx, void *segp, const tgc_rx_result *r)
 	{
 		Burst *b = static_cast<Burst *>(ctx);
-		Pkt &seg = take(segp);
+		Pkt &seg = give_back(b->pool_, segp);
 		Arena::release(seg.frame, seg.n);
 		b->trace_.deliver(r, seg.id);
 	}

@@ -64,18 +64,23 @@ void check_need(const uint8_t *view, uint32_t hl, uint32_t n, unsigned encap, un
 }
 
 // tgc_decide with the previous segment of the same flow as the held packet (count and id_state from the input).
-void check_decide(const tgc_pkt &pkt, const uint8_t *view, const Prev *prev, uint8_t flags, uint8_t repeat)
+// The held packet tgc_decide sees: @prev's headers and @count segments of its payload length (the MSS).
+tgc_held held_of(const Prev &prev, unsigned count, uint8_t id_state)
 {
 	tgc_held held{};
-	if (prev) {
-		held.hdr = prev->hdr.data();
-		held.hdr_len = static_cast<uint32_t>(prev->hdr.size());
-		held.payload_len = prev->pkt.payload_len * (1u + (repeat & 3));
-		held.total_len = held.hdr_len + held.payload_len;
-		held.count = static_cast<uint16_t>(1 + (repeat & 3));
-		held.gso_size = static_cast<uint16_t>(prev->pkt.payload_len);
-		held.id_state = static_cast<uint8_t>(repeat & 0x33);
-	}
+	held.hdr = prev.hdr.data();
+	held.hdr_len = static_cast<uint32_t>(prev.hdr.size());
+	held.payload_len = prev.pkt.payload_len * count;
+	held.total_len = held.hdr_len + held.payload_len;
+	held.count = static_cast<uint16_t>(count);
+	held.gso_size = static_cast<uint16_t>(prev.pkt.payload_len);
+	held.id_state = id_state;
+	return held;
+}
+
+void check_decide(const tgc_pkt &pkt, const uint8_t *view, const Prev *prev, uint8_t flags, uint8_t repeat)
+{
+	const tgc_held held = prev ? held_of(*prev, 1u + (repeat & 3), static_cast<uint8_t>(repeat & 0x33)) : tgc_held{};
 	const unsigned in = (flags & fuzzin::kUpperFlush ? TGC_IN_UPPER_FLUSH : 0) |
 			    (flags & fuzzin::kCsumCheck ? TGC_IN_CSUM_BAD : 0) |
 			    (flags & fuzzin::kNoMerge ? TGC_IN_NOMERGE : 0) | (repeat & 0x80 ? TGC_IN_DECRYPTED : 0);
@@ -114,15 +119,7 @@ void check_decide_gso(const tgc_pkt &wire, const uint8_t *view, const Prev *prev
 	pkt.gso_size = static_cast<uint16_t>(prev && (repeat & 4) && mss ? mss : (len + 1) / 2);
 	pkt.gso_segs = static_cast<uint16_t>((len + pkt.gso_size - 1) / pkt.gso_size);
 	const bool whole = len == uint32_t(pkt.gso_segs) * pkt.gso_size;
-	tgc_held held{};
-	if (prev) {
-		held.hdr = prev->hdr.data();
-		held.hdr_len = static_cast<uint32_t>(prev->hdr.size());
-		held.payload_len = mss;
-		held.total_len = held.hdr_len + mss;
-		held.count = 1;
-		held.gso_size = static_cast<uint16_t>(mss);
-	}
+	const tgc_held held = prev ? held_of(*prev, 1, 0) : tgc_held{};
 	tgc_verdict v;
 	std::memset(&v, 0xa5, sizeof(v));
 	tgc_decide(&pkt, view, prev ? &held : nullptr, 0, &v);

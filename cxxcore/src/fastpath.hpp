@@ -355,6 +355,31 @@ __attribute__((always_inline)) static inline u64 pred_diff(const u8 *a, const u8
 static_assert(kPredMax == 16 * 8 && kPredMin == 5 * 8, "pred_diff: 5 words, then up to 11");
 static_assert(kPredMax <= TGC_MAX_HDR_BYTES, "predict_start() copies up to kPredMax header bytes");
 
+// Segment @hdr's TCP checksum (at @csum, a multiple of 4: tcp_off is) into prediction @pred, as one store of the
+// word of pred_diff(@pred, @hdr, @poff) that holds it: the 8-byte word around it, or the last 4 bytes when the
+// header ends 4 bytes after it. pred_diff() loads that word at once, and x86 forwards a store to a load only when
+// the load lies inside it: after a 2-byte store the 8-byte load waited until the store reached the cache, on every
+// predicted segment (2026-12-06, 8 flows x 8: 13.6 -> 12.5 ns a segment for 15 instructions more). Reads and
+// writes no byte at or past @poff.
+__attribute__((always_inline)) static inline void pred_take_csum(u8 *pred, const u8 *hdr, u32 csum, u32 poff)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	constexpr u64 kLow = 0xffffull, kHigh = 0xffffull << 32;
+	constexpr u32 kFirst = 0xffffu;
+#else
+	constexpr u64 kLow = 0xffffull << 48, kHigh = 0xffffull << 16;
+	constexpr u32 kFirst = 0xffff0000u;
+#endif
+	const u32 w = csum & ~7u;
+	if (w + 8 <= poff) {
+		const u64 take = (csum & 4) ? kHigh : kLow;
+		store_raw64(pred + w, (raw64(pred + w) & ~take) | (raw64(hdr + w) & take));
+	} else {
+		// csum == poff - 4: pred_diff()'s last 4 bytes (csum % 8 == 4 has its word end at csum + 4).
+		store_raw32(pred + csum, (raw32(pred + csum) & ~kFirst) | (raw32(hdr + csum) & kFirst));
+	}
+}
+
 // The TGC_IN_* bits of a segment the predicted stage takes: none of kFastRefuse, and no TGC_IN_CSUM_CHECK (the
 // fast stage checks the sum); the caller's own bits (the engine's TLS state) it compares itself.
 constexpr u32 kPredRefuse = kFastRefuse | TGC_IN_CSUM_CHECK;
@@ -396,7 +421,7 @@ template <class Held> __attribute__((always_inline)) static inline bool predicte
 	// load again.
 	const u8 *hdr = seg->hdr;
 	const u32 csum = h.first.tcp_off + tcp::kCheck, poff = h.first.payload_off;
-	__builtin_memcpy(h.pred + csum, hdr + csum, 2); // bytes: no alignment assumed
+	pred_take_csum(h.pred, hdr, csum, poff);
 	return !pred_diff(hdr, h.pred, poff);
 }
 

@@ -43,7 +43,8 @@ STAGE_OF = {
     # names since perf9 flattened the slow path: the rules' inline copy, the inline flush, the IPv4 header sum in
     # host order (only the parse calls it on the receive path; tgc_finish's own copy counts to complete)
     "decide_inline": "decide", "layers_flush": "decide", "udp_merge_flush": "decide", "tgc_pkt_is_udp": "decide",
-    "complete_flow": "complete", "ipv4_set_check": "complete", "finish_tcp4": "complete", "pred_take_csum": "fast",
+    "complete_flow": "complete", "ipv4_set_check": "complete", "finish_tcp4": "complete",
+    "mask_field": "fast", "mask_ipv4": "fast", "pred_ipv4_diff": "fast",
     "ipv4_hdr_ok": "parse", "ipv4_hdr_sum_raw": "parse", "fold_words": "parse", "tunnel_of": "parse",
     "store32": "loads", "store_raw16": "loads",
     # the same stages before the loop was inlined (for a "before" table of an older core)
@@ -53,7 +54,7 @@ STAGE_OF = {
 # Helpers several stages call: counted to the stage of the function they run in.
 HELPERS = {"csum_add_bytes", "csum_fold", "pseudo_sum", "load16", "load32", "ip_version", "words_equal", "store16",
            "raw16", "raw32", "raw64", "words_diff", "ipv4_hdr_sum_raw", "fold_words", "store32", "store_raw16",
-           "host16", "store_raw32", "store_raw64"}
+           "raw_of_be16"}
 STAGES = ["fast", "parse", "hash", "lookup", "decide", "append", "hold", "complete", "loop"]
 DEF = re.compile(r"^(?:template <[^>]*> )?(?:__attribute__\(\([^)]*\)\) )?(?:static |extern \"C\" |inline |constexpr )*"
                  r"[A-Za-z_][\w:<>*& ]*?\b([A-Za-z_]\w*)\(")

@@ -153,7 +153,7 @@ const char *tgc_reason_name(unsigned int reason);
  * IPv6 extension headers walked per packet, all IPv6 layers together: at most this many headers and bytes. The
  * Linux ip6 tunnel's encapsulation-limit option is one header of 8 bytes; an SRv6 routing header with 14 segments
  * 232 (H.Encaps: an outer IPv6 with it around the inner packet). Beyond the bound: TGC_R_EXT_LIMIT. The engine
- * keeps TGC_MAX_HDR_BYTES of header per held flow (396 bytes), and 128 of its predicted next segment's (672 bytes a
+ * keeps TGC_MAX_HDR_BYTES of header per held flow (396 bytes), and a 128-byte mask of its prediction (672 bytes a
  * flow in all on x86_64: 42 KiB of flows for a table of 8 x 8, 45 KiB with the engine's own 2.7 KiB).
  */
 #define TGC_MAX_EXT_HDRS 8u

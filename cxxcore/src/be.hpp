@@ -77,30 +77,6 @@ __attribute__((always_inline)) static inline void store_raw16(u8 *p, u32 v)
 #endif
 }
 
-// @v into p[0..4) and p[0..8) in the host's byte order (the bytes raw32() and raw64() read back as @v); g++
-// merges the byte stores into one store where the arch allows unaligned ones.
-__attribute__((always_inline)) static inline void store_raw32(u8 *p, u32 v)
-{
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	p[0] = static_cast<u8>(v);
-	p[1] = static_cast<u8>(v >> 8);
-	p[2] = static_cast<u8>(v >> 16);
-	p[3] = static_cast<u8>(v >> 24);
-#else
-	store32(p, v);
-#endif
-}
-__attribute__((always_inline)) static inline void store_raw64(u8 *p, u64 v)
-{
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	store_raw32(p, static_cast<u32>(v));
-	store_raw32(p + 4, static_cast<u32>(v >> 32));
-#else
-	store_raw32(p, static_cast<u32>(v >> 32));
-	store_raw32(p + 4, static_cast<u32>(v));
-#endif
-}
-
 // What raw16() reads from bytes holding @v in network order: the host-order form of a big-endian field, for sums in
 // host order (a one's-complement sum of such values is the sum of the @v in host order, RFC 1071 section 2(B)).
 __attribute__((always_inline)) static inline u32 raw_of_be16(u32 v)

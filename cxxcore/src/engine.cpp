@@ -25,7 +25,8 @@ struct Flow {
 	u32 payload_len;
 	u8 id_state, tls, bucket;	// bucket: its index (buckets <= 256)
 	u8 pred_step;		// predict_step()'s layers
-	u8 pad[4];
+	u8 pred_v4;		// predicted()'s IPv4 layers (bit 0 outer, 1 inner)
+	u8 pad[3];
 	u32 pred_in;		// the TGC_IN_* bits of kPredIn a segment it takes has (its TLS
 				// state), and the prediction's state: | kPredLazy while LAZY,
 				// kPredNever while OFF
@@ -38,7 +39,8 @@ struct Flow {
 	tgc_pkt first;
 	tgc_pkt next;		// the predicted next segment's record (predict_next) ...
 	tgc_verdict next_v;
-	u8 pred[kPredMax];	// ... and headers
+	u8 pmask[kPredMax];	// ... and the bytes of hdr its headers equal: 0xff; 0 where
+				// predicted() compares a field in host order (or the TCP checksum)
 	u8 hdr[TGC_MAX_HDR_BYTES];
 };
 

@@ -166,18 +166,24 @@ __attribute__((always_inline)) static inline bool fast_merge(const tgc_seg *seg,
 
 /*
  * The predicted stage, ahead of the fast one (the engine's, in tgc_engine_receive): for a held TCP
- * packet the caller writes the next segment's headers as fast_merge() would take them
- * (predict_start(), predict_next(): h.pred), with the record fast_merge() would write for it
- * (h.next, h.next_v; h.pm, its merge record but for held_len), and keeps them up at every merge
- * (predict_next(), or predict_step() after a predicted merge); a segment whose header bytes equal
- * h.pred's but for the TCP checksum then merges on one compare (predicted()), with that record. The
- * IDs and checksums stepped are kept in host order too (h.pred_id, h.pred_sum), so a step only
- * stores them; the caller keeps h.pred_len and h.pred_room (pred_shape_of(), pred_fits()). Why such
- * a segment is exactly one fast_merge() accepts, with that record, so one the full stage merges:
- *   template   h.pred is the template h.hdr with only masked fields rewritten (the sequence; per
- *              IPv4 layer the ID and header checksum), so template_match() holds; predict_start()
- *              copies it while its flags byte is the first segment's (the engine ORs FIN/PSH in
- *              only at a merge that completes the packet);
+ * packet the caller predicts the next segment's headers as fast_merge() would take them: the
+ * template h.hdr but for the fields that step, which are kept in host order (h.next.seq; per IPv4
+ * layer h.pred_id and h.pred_sum, the ID and the header checksum's complement), with the record
+ * fast_merge() would write for it (h.next, h.next_v; h.pm, its merge record but for held_len)
+ * (predict_start(), predict_next()), and keeps them up at every merge (predict_next(), or
+ * predict_step() after a predicted merge); a segment whose header bytes equal h.hdr's where
+ * h.pmask says so, and those fields where it does not (the TCP checksum is no GRO rule), then
+ * merges on one compare (predicted()), with that record. The caller keeps h.pred_len and
+ * h.pred_room (pred_shape_of(), pred_fits()). A step writes only the host-order copies, never
+ * header bytes: the next segment's compare loads the header 8 bytes at a time, and x86 cannot
+ * forward a narrower store to such a load (on one flow, where that next segment comes at once,
+ * a step that rewrote a copy of the header cost 9.8 against 7.3 ns a segment, 2026-12-06). Why
+ * such a segment is exactly one fast_merge() accepts, with that record, so one the full stage
+ * merges:
+ *   template   the segment equals h.hdr but at the masked fields (the sequence; per IPv4 layer the
+ *              ID and header checksum; the TCP checksum), so template_match() holds; h.hdr's flags
+ *              byte is the first segment's while the prediction is on (the engine ORs FIN/PSH in
+ *              only at a merge that completes the packet, and turns the prediction off there);
  *   flags      the template's: predict_start() requires no CWR and no end flag there;
  *   lengths    the template's, the first segment's (predict_start() checks each layer says
  *              payload_off + gso_size from it on); pred_shape_of() requires pkt_len to be that
@@ -208,11 +214,28 @@ __attribute__((always_inline)) static inline bool ip_len_is(const u8 *nh, u32 le
 	return ip_version(nh) == 4 ? load16(nh + ipv4::kTotLen) == len : load16(nh + ipv6::kPayloadLen) + ipv6::kLen == len;
 }
 
-// Whether held packet @h (members as fast_merge's, and pred, next, pm) can have a predicted next
-// segment: TCP wire segments (a GSO first's lengths are not gso_size's) whose flags carry no CWR or
-// end flag, headers within kPredMax (and, a guard, at least kPredMin). Then h.pred is its template,
-// h.next the first segment's record with gso_size of payload and h.pm the merge record of such a
-// segment but for held_len, id_state and fixedid (predict_next()).
+// The @n bytes at @off out of prediction mask @mask (compared in host order, or not at all).
+__attribute__((always_inline)) static inline void mask_field(u8 *mask, u32 off, u32 n)
+{
+	for (u32 i = 0; i < n; i++)
+		mask[off + i] = 0;
+}
+
+// The ID and header checksum of the IPv4 header at @off out of prediction mask @mask: true.
+__attribute__((always_inline)) static inline bool mask_ipv4(u8 *mask, u32 off)
+{
+	mask_field(mask, off + ipv4::kId, 2);
+	mask_field(mask, off + ipv4::kCheck, 2);
+	return true;
+}
+
+// Whether held packet @h (members as fast_merge's, and pmask, pred_v4, next, pm) can have a
+// predicted next segment: TCP wire segments (a GSO first's lengths are not gso_size's) whose flags
+// carry no CWR or end flag, headers within kPredMax (and, a guard, at least kPredMin). Then h.pmask
+// masks the fields predicted() compares in host order (and the TCP checksum) out of the template,
+// h.pred_v4 names the IPv4 layers, h.next is the first segment's record with gso_size of payload
+// and h.pm the merge record of such a segment but for held_len, id_state and fixedid
+// (predict_next()).
 template <class Held> static inline bool predict_start(Held &h)
 {
 	const tgc_pkt &first = h.first;
@@ -222,7 +245,14 @@ template <class Held> static inline bool predict_start(Held &h)
 	    (first.tcp_flags & (tcp::kCWR | kEndFlags)) || !ip_len_is(h.hdr, len) ||
 	    (first.nlayers == 2 && !ip_len_is(h.hdr + first.inner_off, len - first.inner_off)))
 		return false;
-	__builtin_memcpy(h.pred, h.hdr, first.payload_off); // the bytes the compare reads
+	__builtin_memset(h.pmask, 0xff, first.payload_off); // the bytes the compare reads
+	mask_field(h.pmask, first.tcp_off + tcp::kSeq, 4);
+	mask_field(h.pmask, first.tcp_off + tcp::kCheck, 2);
+	h.pred_v4 = 0;
+	if (ip_version(h.hdr) == 4)
+		h.pred_v4 |= mask_ipv4(h.pmask, 0) ? 1 : 0;
+	if (first.nlayers == 2 && ip_version(h.hdr + first.inner_off) == 4)
+		h.pred_v4 |= mask_ipv4(h.pmask, first.inner_off) ? 2 : 0;
 	h.next = first;
 	h.next.payload_len = h.gso_size;
 	h.next.gso_size = 0;
@@ -235,11 +265,10 @@ template <class Held> static inline bool predict_start(Held &h)
 	return true;
 }
 
-// IP layer @layer's predicted ID and header checksum into @pred (IPv4 only), from the template's
-// @held, for a packet of @count segments, and in host order into @id and @sum (the checksum's
-// complement, what predict_step() steps); false where ip_id_rule() would refuse it (never: a
-// guard).
-__attribute__((always_inline)) static inline bool predict_id(u8 *pred, const u8 *held, u16 count, unsigned layer,
+// IP layer @layer's predicted ID and header checksum (IPv4 only), from the template's @held, for a
+// packet of @count segments, in host order into @id and @sum (the checksum's complement, what
+// predict_step() steps); false where ip_id_rule() would refuse it (never: a guard).
+__attribute__((always_inline)) static inline bool predict_id(const u8 *held, u16 count, unsigned layer,
 							     u8 *id_state, u16 *id, u16 *sum)
 {
 	if (ip_version(held) != 4)
@@ -254,13 +283,11 @@ __attribute__((always_inline)) static inline bool predict_id(u8 *pred, const u8 
 	s = (s & 0xffff) + (s >> 16);
 	s = (s & 0xffff) + (s >> 16);
 	*sum = static_cast<u16>(s);
-	store16(pred + ipv4::kId, *id);
-	store16(pred + ipv4::kCheck, static_cast<u16>(~s));
 	return true;
 }
 
-// The next segment of @h (predict_start() done, its state after a hold or merge): h.pred's
-// sequence, IDs and checksums (and h.pred_id, h.pred_sum), h.next.seq, h.next_v (merge_verdict()'s
+// The next segment of @h (predict_start() done, its state after a hold or merge): its sequence
+// (h.next.seq), IDs and checksums (h.pred_id, h.pred_sum), h.next_v (merge_verdict()'s
 // record for it: the flags have no end flag, the payload is the MSS, TCP: only id_state and fixedid
 // vary, copied to h.pm) and h.pred_step. False when there is none to predict.
 template <class Held> static inline bool predict_next(Held &h)
@@ -269,19 +296,16 @@ template <class Held> static inline bool predict_next(Held &h)
 	const u8 *inner = h.hdr + first.inner_off;
 	u8 id_state = h.id_state, step = 0;
 	if (ip_version(h.hdr) == 4) {
-		if (!predict_id(h.pred, h.hdr, h.count, 0, &id_state, h.pred_id, h.pred_sum))
+		if (!predict_id(h.hdr, h.count, 0, &id_state, h.pred_id, h.pred_sum))
 			return false;
 		step = (id_state & TGC_ID_FIXED(0)) ? 0 : 1;
 	}
 	if (first.nlayers == 2 && ip_version(inner) == 4) {
-		u8 *p = h.pred + first.inner_off;
-		if (!predict_id(p, inner, h.count, 1, &id_state, h.pred_id + 1, h.pred_sum + 1))
+		if (!predict_id(inner, h.count, 1, &id_state, h.pred_id + 1, h.pred_sum + 1))
 			return false;
 		step |= (id_state & TGC_ID_FIXED(1)) ? 0 : 2;
 	}
-	const u32 seq = first.seq + h.payload_len;
-	store32(h.pred + first.tcp_off + tcp::kSeq, seq);
-	h.next.seq = seq;
+	h.next.seq = first.seq + h.payload_len;
 	h.pred_step = step; // the layers whose ID steps by one a segment from here on (predict_step())
 	tgc_verdict v;
 	v.action = TGC_MERGE;
@@ -298,50 +322,47 @@ template <class Held> static inline bool predict_next(Held &h)
 	return true;
 }
 
-// The ID of the IPv4 header at @p one up, and its checksum with it, from their host-order copies
-// @id and @sum (the checksum's complement), which are stepped too: RFC 1624 eqn. 3 with ~m + m' =
-// 0x10000, which folds to 1 (0 from 0xffff to 0: equal modulo 0xffff). Two stores, no loads of @p.
-__attribute__((always_inline)) static inline void step_id(u8 *p, u16 *id, u16 *sum)
+// A predicted ID one up, and its checksum with it: the host-order copies @id and @sum (the
+// checksum's complement) of one layer, by RFC 1624 eqn. 3 with ~m + m' = 0x10000, which folds to 1
+// (0 from 0xffff to 0: equal modulo 0xffff).
+__attribute__((always_inline)) static inline void step_id(u16 *id, u16 *sum)
 {
 	const u16 next = static_cast<u16>(*id + 1);
 	u32 s = *sum + (next != 0 ? 1u : 0u);
 	s = (s & 0xffff) + (s >> 16);
 	*id = next;
 	*sum = static_cast<u16>(s);
-	store16(p + ipv4::kId, next);
-	store16(p + ipv4::kCheck, static_cast<u16>(~s));
 }
 
 // predict_next() after a merge of the predicted segment itself (id_state, so h.next_v, unchanged): the same
 // fields, from the prediction that merged (the sequence gso_size on, each stepping ID one up). Equal to what
-// predict_next() writes but maybe for the checksum's representation of 0 (then a miss, never a wrong merge).
+// predict_next() gives but maybe for the checksum's representation of 0 (then a miss, never a wrong merge).
 template <class Held> __attribute__((always_inline)) static inline void predict_step(Held &h)
 {
-	const u32 seq = h.next.seq + h.gso_size;
-	store32(h.pred + h.first.tcp_off + tcp::kSeq, seq);
-	h.next.seq = seq;
+	h.next.seq += h.gso_size;
 	if (h.pred_step & 1)
-		step_id(h.pred, &h.pred_id[0], &h.pred_sum[0]);
+		step_id(&h.pred_id[0], &h.pred_sum[0]);
 	if (h.pred_step & 2)
-		step_id(h.pred + h.first.inner_off, &h.pred_id[1], &h.pred_sum[1]);
+		step_id(&h.pred_id[1], &h.pred_sum[1]);
 }
 
-// Nonzero when the @n bytes at @a and @b differ, @n a multiple of 4 from 40 (an IPv4 and a TCP
-// header, the least a TCP segment has) to kPredMax: the predicted stage's one compare. Five 8-byte
-// compares, then, for longer headers, words_diff() of the rest unrolled (a jump into a run of
-// 8-byte compares).
-__attribute__((always_inline)) static inline u64 pred_diff(const u8 *a, const u8 *b, u32 n)
+// Nonzero when the @n bytes at @a and @b differ where mask @m has 0xff (never where it has 0), @n
+// a multiple of 4 from 40 (an IPv4 and a TCP header, the least a TCP segment has) to kPredMax: the
+// predicted stage's one compare. Five 8-byte compares, then, for longer headers, the rest unrolled
+// (a jump into a run of 8-byte compares).
+__attribute__((always_inline)) static inline u64 pred_diff(const u8 *a, const u8 *b, const u8 *m, u32 n)
 {
-	u64 d = (raw64(a) ^ raw64(b)) | (raw64(a + 8) ^ raw64(b + 8)) |
-		(raw64(a + 16) ^ raw64(b + 16)) | (raw64(a + 24) ^ raw64(b + 24)) |
-		(raw64(a + 32) ^ raw64(b + 32));
+	u64 d = ((raw64(a) ^ raw64(b)) & raw64(m)) | ((raw64(a + 8) ^ raw64(b + 8)) & raw64(m + 8)) |
+		((raw64(a + 16) ^ raw64(b + 16)) & raw64(m + 16)) |
+		((raw64(a + 24) ^ raw64(b + 24)) & raw64(m + 24)) |
+		((raw64(a + 32) ^ raw64(b + 32)) & raw64(m + 32));
 	if (n == kPredMin)
 		return d;
 	if (n & 4)
-		d |= raw32(a + n - 4) ^ raw32(b + n - 4);
-#define TGC_W(i)                                                           \
-	case (i) + 1:                                                      \
-		d |= raw64(a + (i) * sizeof(u64)) ^ raw64(b + (i) * sizeof(u64)); \
+		d |= (raw32(a + n - 4) ^ raw32(b + n - 4)) & raw32(m + n - 4);
+#define TGC_W(i)                                                                                  \
+	case (i) + 1:                                                                             \
+		d |= (raw64(a + (i) * sizeof(u64)) ^ raw64(b + (i) * sizeof(u64))) & raw64(m + (i) * sizeof(u64)); \
 		[[fallthrough]]
 	switch (n / 8) {
 		TGC_W(15); TGC_W(14); TGC_W(13); TGC_W(12); TGC_W(11); TGC_W(10); TGC_W(9); TGC_W(8);
@@ -353,32 +374,7 @@ __attribute__((always_inline)) static inline u64 pred_diff(const u8 *a, const u8
 	return d;
 }
 static_assert(kPredMax == 16 * 8 && kPredMin == 5 * 8, "pred_diff: 5 words, then up to 11");
-static_assert(kPredMax <= TGC_MAX_HDR_BYTES, "predict_start() copies up to kPredMax header bytes");
-
-// Segment @hdr's TCP checksum (at @csum, a multiple of 4: tcp_off is) into prediction @pred, as one store of the
-// word of pred_diff(@pred, @hdr, @poff) that holds it: the 8-byte word around it, or the last 4 bytes when the
-// header ends 4 bytes after it. pred_diff() loads that word at once, and x86 forwards a store to a load only when
-// the load lies inside it: after a 2-byte store the 8-byte load waited until the store reached the cache, on every
-// predicted segment (2026-12-06, 8 flows x 8: 13.6 -> 12.5 ns a segment for 15 instructions more). Reads and
-// writes no byte at or past @poff.
-__attribute__((always_inline)) static inline void pred_take_csum(u8 *pred, const u8 *hdr, u32 csum, u32 poff)
-{
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	constexpr u64 kLow = 0xffffull, kHigh = 0xffffull << 32;
-	constexpr u32 kFirst = 0xffffu;
-#else
-	constexpr u64 kLow = 0xffffull << 48, kHigh = 0xffffull << 16;
-	constexpr u32 kFirst = 0xffff0000u;
-#endif
-	const u32 w = csum & ~7u;
-	if (w + 8 <= poff) {
-		const u64 take = (csum & 4) ? kHigh : kLow;
-		store_raw64(pred + w, (raw64(pred + w) & ~take) | (raw64(hdr + w) & take));
-	} else {
-		// csum == poff - 4: pred_diff()'s last 4 bytes (csum % 8 == 4 has its word end at csum + 4).
-		store_raw32(pred + csum, (raw32(pred + csum) & ~kFirst) | (raw32(hdr + csum) & kFirst));
-	}
-}
+static_assert(kPredMax <= TGC_MAX_HDR_BYTES, "the compare reads up to kPredMax bytes of h.hdr");
 
 // The TGC_IN_* bits of a segment the predicted stage takes: none of kFastRefuse, and no TGC_IN_CSUM_CHECK (the
 // fast stage checks the sum); the caller's own bits (the engine's TLS state) it compares itself.
@@ -410,19 +406,27 @@ __attribute__((always_inline)) static inline bool pred_ports(const tgc_seg *seg,
 	return raw32(seg->hdr + toff) == raw32(h.hdr + toff);
 }
 
+// The predicted ID and header checksum of the IPv4 header at @ip against segment header @hdr's
+// (@id, @sum: predict_next()'s host-order copies): nonzero when they differ.
+__attribute__((always_inline)) static inline u32 pred_ipv4_diff(const u8 *hdr, u32 ip, u16 id, u16 sum)
+{
+	return (load16(hdr + ip + ipv4::kId) ^ id) | (load16(hdr + ip + ipv4::kCheck) ^ static_cast<u16>(~sum));
+}
+
 // Whether @seg (pred_shape_of() and pred_ports() of @h, h's encap, and its TGC_IN_* bits the ones h
 // takes: the caller's tests) is the predicted next segment of @h, but for the 64 KiB
-// (pred_fits()): every header byte h.pred's but the TCP checksum. The segment's TCP checksum is
-// copied into h.pred (not a GRO rule; nothing reads that field there), so that [0, payload_off) is
-// one compare.
-template <class Held> __attribute__((always_inline)) static inline bool predicted(const tgc_seg *seg, Held &h)
+// (pred_fits()): every header byte h.hdr's where h.pmask says so, and the sequence, IDs and
+// header checksums predict_next() gives.
+template <class Held> __attribute__((always_inline)) static inline bool predicted(const tgc_seg *seg, const Held &h)
 {
-	// Everything read before the copy: its byte stores may alias any of it, which g++ would
-	// load again.
 	const u8 *hdr = seg->hdr;
-	const u32 csum = h.first.tcp_off + tcp::kCheck, poff = h.first.payload_off;
-	pred_take_csum(h.pred, hdr, csum, poff);
-	return !pred_diff(hdr, h.pred, poff);
+	u64 d = pred_diff(hdr, h.hdr, h.pmask, h.first.payload_off);
+	d |= load32(hdr + h.first.tcp_off + tcp::kSeq) ^ h.next.seq;
+	if (h.pred_v4 & 1)
+		d |= pred_ipv4_diff(hdr, 0, h.pred_id[0], h.pred_sum[0]);
+	if (h.pred_v4 & 2)
+		d |= pred_ipv4_diff(hdr, h.first.inner_off, h.pred_id[1], h.pred_sum[1]);
+	return !d;
 }
 
 // Whether h's predicted segment keeps the aggregate below 64 KiB (merge_flush's SIZE): total_len +

@@ -551,6 +551,8 @@ __attribute__((noinline, flatten)) void receive_slow(tgc_engine *e, const tgc_se
 		r.retried = retry;
 		r.located = r.foreign = 0;
 		r.pad[0] = r.pad[1] = 0;
+		// decide() writes every field; clang's analyzer, past its budget in decide(), cannot see it.
+		r.v = tgc_verdict{};
 		tgc_held held;
 		::held_of(p, seg->in, &held);
 		const u32 in = (seg->in & kDecideBits) | (retry ? TGC_IN_NOMERGE : 0);

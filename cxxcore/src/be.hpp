@@ -24,13 +24,6 @@ __attribute__((always_inline)) static inline void store16(u8 *p, u16 v)
 	p[0] = static_cast<u8>(v >> 8);
 	p[1] = static_cast<u8>(v);
 }
-__attribute__((always_inline)) static inline void store32(u8 *p, u32 v)
-{
-	p[0] = static_cast<u8>(v >> 24);
-	p[1] = static_cast<u8>(v >> 16);
-	p[2] = static_cast<u8>(v >> 8);
-	p[3] = static_cast<u8>(v);
-}
 
 using u64 = unsigned long long;
 

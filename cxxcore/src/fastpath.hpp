@@ -363,9 +363,10 @@ __attribute__((always_inline)) static inline u64 pred_diff(const u8 *a, const u8
 		return d;
 	if (n & 4)
 		d |= (raw32(a + n - 4) ^ raw32(b + n - 4)) & raw32(m + n - 4);
-#define TGC_W(i)                                                                       \
-	case (i) + 1:                                                                  \
-		d |= (raw64(a + (i) * 8) ^ raw64(b + (i) * 8)) & raw64(m + (i) * 8); \
+#define TGC_W(i)                                                                 \
+	case (i) + 1:                                                            \
+		d |= (raw64(a + (i) * sizeof(u64)) ^ raw64(b + (i) * sizeof(u64))) & \
+		     raw64(m + (i) * sizeof(u64));                                   \
 		[[fallthrough]]
 	switch (n / 8) {
 		TGC_W(15); TGC_W(14); TGC_W(13); TGC_W(12); TGC_W(11); TGC_W(10); TGC_W(9); TGC_W(8);

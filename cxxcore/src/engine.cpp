@@ -551,8 +551,11 @@ __attribute__((noinline, flatten)) void receive_slow(tgc_engine *e, const tgc_se
 		r.retried = retry;
 		r.located = r.foreign = 0;
 		r.pad[0] = r.pad[1] = 0;
-		// decide() writes every field; clang's analyzer, past its budget in decide(), cannot see it.
+#ifdef __clang_analyzer__
+		// decide() writes every field; clang's analyzer, past its budget in decide(), cannot see it (a store
+		// for the analyzer only: the compilers that build the core never see it).
 		r.v = tgc_verdict{};
+#endif
 		tgc_held held;
 		::held_of(p, seg->in, &held);
 		const u32 in = (seg->in & kDecideBits) | (retry ? TGC_IN_NOMERGE : 0);

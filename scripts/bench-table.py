@@ -54,7 +54,7 @@ STAGE_OF = {
 # Helpers several stages call: counted to the stage of the function they run in.
 HELPERS = {"csum_add_bytes", "csum_fold", "pseudo_sum", "load16", "load32", "ip_version", "words_equal", "store16",
            "raw16", "raw32", "raw64", "words_diff", "ipv4_hdr_sum_raw", "fold_words", "store32", "store_raw16",
-           "raw_of_be16"}
+           "raw_of_be16", "ipv4_sum_with_len"}
 STAGES = ["fast", "parse", "hash", "lookup", "decide", "append", "hold", "complete", "loop"]
 DEF = re.compile(r"^(?:template <[^>]*> )?(?:__attribute__\(\([^)]*\)\) )?(?:static |extern \"C\" |inline |constexpr )*"
                  r"[A-Za-z_][\w:<>*& ]*?\b([A-Za-z_]\w*)\(")

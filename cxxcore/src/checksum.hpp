@@ -55,6 +55,23 @@ __attribute__((always_inline)) static inline u16 ipv4_hdr_sum_raw(const u8 *nh)
 			  raw32(nh + 12) + raw32(nh + 16));
 }
 
+// ipv4_hdr_sum_raw() of the 20-byte IPv4 header at @nh as it will be with total length @len and its checksum field
+// zero, from the words as they are now: the length put into the first word, the checksum masked out of the third.
+// For a completion, which stores both after: summed after the stores, the 4-byte loads would wait for the 2-byte
+// stores under them to reach the cache.
+__attribute__((always_inline)) static inline u16 ipv4_sum_with_len(const u8 *nh, u32 len)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	constexpr u32 kFirstTwo = 0xffffu; // raw32()'s bytes 0 and 1
+	const u32 len_word = raw_of_be16(len) << 16;
+#else
+	constexpr u32 kFirstTwo = 0xffff0000u;
+	const u32 len_word = len & 0xffffu;
+#endif
+	return fold_words(static_cast<unsigned long long>((raw32(nh) & kFirstTwo) | len_word) + raw32(nh + 4) +
+			  (raw32(nh + 8) & kFirstTwo) + raw32(nh + 12) + raw32(nh + 16));
+}
+
 __attribute__((always_inline)) static inline u16 csum_fold(u32 sum)
 {
 	while (sum >> 16)

@@ -7,24 +7,21 @@ using namespace tungro;
 
 namespace {
 
-// Writes the checksum of the IPv4 header at @nh of @ihl bytes (its checksum field zero): the 20-byte header's
-// complemented host-order sum stored in host order (the same bytes as the network-order sum stored big-endian).
-__attribute__((always_inline)) inline void ipv4_set_check(u8 *nh, u32 ihl)
-{
-	if (ihl == 20)
-		store_raw16(nh + ipv4::kCheck, static_cast<u16>(~ipv4_hdr_sum_raw(nh)));
-	else
-		store16(nh + ipv4::kCheck, static_cast<u16>(~csum_fold(csum_add_bytes(0, nh, ihl))));
-}
-
-// tgc_fix_ipv4() and tgc_complete(), inline in them and in tgc_finish(): one call a completed
-// packet, not three.
+// tgc_fix_ipv4() and tgc_complete(), inline in them and in tgc_finish(): one call a completed packet, not three.
+// Total length @len and the header checksum of the IPv4 header at @iph. The 20-byte header is summed in host order
+// (ipv4_sum_with_len()) from words loaded before either store; with options, the general sum over the IHL.
 __attribute__((always_inline)) inline void fix_ipv4(u8 *iph, u16 len)
 {
+	const u32 ihl = (iph[0] & 0x0fu) * 4u;
+	if (ihl <= ipv4::kMinLen) {
+		const u16 sum = ipv4_sum_with_len(iph, len);
+		store16(iph + ipv4::kTotLen, len);
+		store_raw16(iph + ipv4::kCheck, static_cast<u16>(~sum));
+		return;
+	}
 	store16(iph + ipv4::kTotLen, len);
 	store16(iph + ipv4::kCheck, 0);
-	const u32 ihl = (iph[0] & 0x0fu) * 4u;
-	ipv4_set_check(iph, ihl < ipv4::kMinLen ? ipv4::kMinLen : ihl);
+	store16(iph + ipv4::kCheck, static_cast<u16>(~csum_fold(csum_add_bytes(0, iph, ihl))));
 }
 
 __attribute__((always_inline)) inline int complete_inner(u8 *nh, u32 nh_len, u32 len, u8 id_state,
@@ -86,33 +83,20 @@ __attribute__((always_inline)) inline int complete_inner(u8 *nh, u32 nh_len, u32
 }
 
 // complete_inner() of the common GRO packet, plain TCP in one IPv4 header without options (version and IHL 0x45,
-// protocol TCP, @len at most 64 KiB: the caller's tests), in host-order sums: the same bytes and completion. Both
-// checksums come from words loaded before any store: the total length goes into the header sum's first word and
-// the checksum field out of its third (a store of two bytes, then a load of the four around them, would wait for
-// the store to reach the cache). The pseudo-header adds the addresses of that same load.
+// protocol TCP, @len at most 64 KiB: the caller's tests): the same bytes and completion, without complete_inner()'s
+// walk of what the caller has already tested. The pseudo-header sum adds the addresses in host order, loaded
+// before fix_ipv4()'s stores.
 __attribute__((always_inline)) inline void finish_tcp4(u8 *nh, u32 len, u8 id_state, tgc_completion *out)
 {
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	constexpr u32 kFirstTwo = 0xffffu; // raw32()'s bytes 0 and 1
-	const u32 len_word = raw_of_be16(len) << 16;
-#else
-	constexpr u32 kFirstTwo = 0xffff0000u;
-	const u32 len_word = len;
-#endif
 	u8 *th = nh + ipv4::kMinLen;
-	const u32 saddr = raw32(nh + ipv4::kSaddr), daddr = raw32(nh + ipv4::kDaddr);
-	const u16 sum = fold_words(static_cast<unsigned long long>((raw32(nh) & kFirstTwo) | len_word) +
-				   raw32(nh + 4) + (raw32(nh + 8) & kFirstTwo) + saddr + daddr);
-	const u16 pseudo = fold_words(static_cast<unsigned long long>(saddr) + daddr +
-				      raw_of_be16(len - ipv4::kMinLen + kProtoTCP));
-	const bool df = load16(nh + ipv4::kFragOff) & ipv4::kDF;
-	store16(nh + ipv4::kTotLen, static_cast<u16>(len));
-	store_raw16(nh + ipv4::kCheck, static_cast<u16>(~sum));
+	const u16 pseudo = fold_words(static_cast<unsigned long long>(raw32(nh + ipv4::kSaddr)) +
+				      raw32(nh + ipv4::kDaddr) + raw_of_be16(len - ipv4::kMinLen + kProtoTCP));
+	fix_ipv4(nh, static_cast<u16>(len));
 	store_raw16(th + tcp::kCheck, pseudo);
 	*out = tgc_completion{};
 	out->tcp_off = static_cast<u16>(ipv4::kMinLen);
 	out->csum_offset = static_cast<u16>(tcp::kCheck);
-	out->fixedid = (id_state & TGC_ID_FIXED(0)) && df;
+	out->fixedid = (id_state & TGC_ID_FIXED(0)) && (load16(nh + ipv4::kFragOff) & ipv4::kDF);
 	out->ecn = (th[tcp::kFlags] & tcp::kCWR) != 0;
 }
 

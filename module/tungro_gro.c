@@ -43,18 +43,37 @@ static const u8 *tungro_header_at(struct sk_buff *skb, unsigned int off, unsigne
 	return hdr;
 }
 
+/*
+ * The bytes from GRO offset @off that frag0 holds, at most @pkt_len and TGC_MAX_HDR_BYTES: what
+ * tungro_header_view() can take at once. A NIC that hands up whole frames in a page (virtio-net's
+ * mergeable buffers) has every header there, so one tgc_hdr_need() step finds them all, with no
+ * pull; 0 when frag0 is unset or ends before @off (the view then grows step by step).
+ */
+static unsigned int tungro_frag0_have(const struct sk_buff *skb, unsigned int off,
+				      unsigned int pkt_len)
+{
+	unsigned int have = NAPI_GRO_CB(skb)->frag0_len;
+
+	if (have <= off)
+		return 0;
+	have -= off;
+	return min3(have, pkt_len, TGC_MAX_HDR_BYTES);
+}
+
 /**
  * tungro_header_view() - a segment's headers as one byte view, from GRO offset @off (its outer
  * network header) up to the first payload byte
  * @skb: the segment, NAPI_GRO_CB(skb)->frag0 set as skb_gro_reset_offset() sets it
  * @off: GRO offset of the outer network header
- * @have: bytes to fetch before the first tgc_hdr_need() (the outer IP header when @detect)
+ * @have: bytes to fetch before the first tgc_hdr_need() (the outer IP header when @detect), or
+ *	   more when frag0 holds them (tungro_frag0_have())
  * @detect: tell the tunnel from the headers after every step, into @encap (an outer IPv6 header's
  *	    extension headers hide which it is); else @encap is the caller's
  * @encap: the TGC_ENCAP_* the headers are parsed as
  * @len: set to the bytes readable at the returned pointer
  *
- * Read in place through frag0 while it holds them, as the kernel's GRO reads them; else pulled
+ * Read in place through frag0 while it holds them, as the kernel's GRO reads them (all of frag0's
+ * bytes at once: whole frames need one tgc_hdr_need() step, not one per header); else pulled
  * into the linear part in the growing steps tgc_hdr_need() asks for, so no payload byte is copied
  * (finding 3 of issue 7, case K05). Used by the offload path and the engine's poll.
  *
@@ -63,7 +82,8 @@ static const u8 *tungro_header_at(struct sk_buff *skb, unsigned int off, unsigne
 const u8 *tungro_header_view(struct sk_buff *skb, unsigned int off, unsigned int have, bool detect,
 			     unsigned int *encap, unsigned int *len)
 {
-	unsigned int pkt_len = skb->len - off, got = 0, need = have;
+	unsigned int pkt_len = skb->len - off, got = 0;
+	unsigned int need = max(have, tungro_frag0_have(skb, off, pkt_len));
 	const u8 *hdr = NULL;
 
 	for (;;) {

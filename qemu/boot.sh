@@ -54,6 +54,15 @@ case "$arch" in
   *) die "unknown arch '$arch' (x86_64, m68k)" ;;
 esac
 command -v "$qemu" >/dev/null || die "$qemu not installed"
+# TUNGRO_ICOUNT=1 (scripts/kunit.sh): the virtual clock advances 1 ns per guest instruction (-icount shift=0) and
+# never jumps ahead while the guest idles (sleep=off), so the guest's ktime reads instructions executed: the
+# KUnit bench's "ns" become guest instructions, the same in every run whatever the host's load. It makes TCG
+# single-threaded (both vCPUs on one host thread).
+case "${TUNGRO_ICOUNT:-0}" in
+  0) ;;
+  1) args+=(-icount shift=0,sleep=off) ;;
+  *) die "TUNGRO_ICOUNT must be 0 or 1, got '$TUNGRO_ICOUNT'" ;;
+esac
 
 echo "boot.sh: $arch: $qemu, timeout ${timeout_s}s, cmdline: $cmdline" >&2
 start=$SECONDS

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Summarises the BENCH lines of KUnit suite tungro_bench (kunit/bench_kunit.c) from a KTAP file.
 
-usage: scripts/kunit-bench.py KTAP RAN_ON
+usage: scripts/kunit-bench.py [--unit ns|instructions] KTAP RAN_ON
+  --unit  what the suite's ktime deltas count: ns (default), or guest instructions when QEMU ran with
+          -icount shift=0 (TUNGRO_ICOUNT=1: one virtual ns per instruction)
   KTAP    the module's KTAP block (scripts/kunit.sh writes build/ARCH/kunit/ktap.txt)
   RAN_ON  "arch=... kernel=..." of the guest, printed in the heading
 
@@ -38,10 +40,15 @@ def median_ci(xs):
 
 
 def main(argv):
-    if len(argv) != 3:
+    unit = "ns"
+    if len(argv) >= 3 and argv[1] == "--unit":
+        unit = argv[2]
+        argv = argv[:1] + argv[3:]
+    if len(argv) != 3 or unit not in ("ns", "instructions"):
         sys.stderr.write(__doc__)
         return 2
     path, ran_on = argv[1], argv[2]
+    short = "ns/seg" if unit == "ns" else "insn/seg"
     runs = defaultdict(dict)   # (train, rep) -> path -> (ns per segment, segments per GRO packet)
     deferred = defaultdict(int)
     order = []
@@ -63,9 +70,9 @@ def main(argv):
     for key, r in runs.items():
         if "engine" in r and "gro_off" in r:
             r["engine+rx"] = (r["engine"][0] + r["gro_off"][0], r["engine"][1])
-    print(f"tungro_bench on {ran_on}: ns per wire segment, median [95% CI] over reps; ratio = path / kernel in the"
+    print(f"tungro_bench on {ran_on}: {unit} per wire segment, median [95% CI] over reps; ratio = path / kernel in the"
           " same rep, median [95% CI]; under emulation these are reported, never a gate")
-    print(f"{'train':<12} {'path':<10} {'reps':>4} {'ns/seg':>9} {'[95% CI]':<19} {'ratio':>6} {'[95% CI]':<15}"
+    print(f"{'train':<12} {'path':<10} {'reps':>4} {short:>9} {'[95% CI]':<19} {'ratio':>6} {'[95% CI]':<15}"
           f" {'segs/GRO':>8}")
     for train in order:
         reps = sorted(rep for (t, rep) in runs if t == train)
@@ -80,7 +87,7 @@ def main(argv):
             rm, rlo, rhi = median_ci(ratios) if ratios else (float("nan"),) * 3
             print(f"{train:<12} {p:<10} {len(ns):>4} {m:>9.1f} [{lo:>7.1f},{hi:>8.1f}]  {rm:>6.3f}"
                   f" [{rlo:.3f},{rhi:.3f}] {spg:>8.2f}")
-            print(f"KBENCH {ran_on} train={train} path={p} reps={len(ns)} ns_per_seg={m:.1f} ci_lo={lo:.1f}"
+            print(f"KBENCH {ran_on} train={train} path={p} reps={len(ns)} unit={unit} per_seg={m:.1f} ci_lo={lo:.1f}"
                   f" ci_hi={hi:.1f} ratio={rm:.4f} ratio_lo={rlo:.4f} ratio_hi={rhi:.4f} segs_per_gro={spg:.2f}")
         if deferred[train]:
             print(f"{train:<12} (engine runs left to ksoftirqd, not timed: {deferred[train]})")

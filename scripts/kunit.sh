@@ -3,6 +3,7 @@
 # tools/testing/kunit/kunit.py parse. Fails on any failed, crashed or missing suite.
 # usage: scripts/kunit.sh ARCH [SUITE]   (SUITE: only that one, through kunit.filter_glob)
 # TUNGRO_FUZZ_TRAINS=N: random trains of the skb-shape fuzzer (tungro_skb_fuzz; default the module's 10,000).
+# TUNGRO_ICOUNT=1: QEMU counts instructions (qemu/boot.sh), so tungro_bench reports guest instructions per segment.
 # TUNGRO_FUZZ_SEED=N: its seed (batch b uses N + b; default the module's). TUNGRO_KUNIT_TAG=T: output in
 # build/ARCH[-VARIANT]/kunit-T, so that runs side by side keep apart (scripts/skb-fuzz.sh).
 set -euo pipefail
@@ -13,8 +14,16 @@ arch=${1:?usage: scripts/kunit.sh ARCH [SUITE]}
 suites=(tungro_ipip tungro_sit tungro_flush tungro_tcp tungro_complete tungro_malformed tungro_layout tungro_hardening
 	tungro_engine tungro_ip6 tungro_options tungro_udp tungro_skb_fuzz tungro_bench)
 extra="tungro.mode=kunit"
-# tungro_bench times with ktime: a TSC clocksource, not jiffies (lib.sh, guest_tsc_args)
-tsc=$(guest_tsc_args "$arch")
+# tungro_bench times with ktime: a TSC clocksource, not jiffies (lib.sh, guest_tsc_args). Under TUNGRO_ICOUNT=1
+# (qemu/boot.sh) the TSC counts guest instructions, one per virtual ns: a 1 GHz TSC.
+unit=ns
+if [ "${TUNGRO_ICOUNT:-0}" = 1 ]; then
+  tsc=""
+  [ "$arch" != x86_64 ] || tsc="tsc_early_khz=1000000 tsc=reliable"
+  unit=instructions
+else
+  tsc=$(guest_tsc_args "$arch")
+fi
 [ -z "$tsc" ] || extra+=" $tsc"
 if [ -n "${2:-}" ]; then
   suites=("$2")
@@ -63,7 +72,8 @@ fuzzed=$(fuzz_trains_run "$out/ktap.txt")
 echo "kunit $ran_on: $(grep -c '^# Subtest\|^    # Subtest' "$out/ktap.txt" || true) suites, ${summary#*Testing complete. } ($((SECONDS - start)) s)"
 # issue 12's kernel-side figures (tungro_bench): reported, never a gate
 if grep -q 'BENCH train=' "$out/ktap.txt"; then
-  python3 "$here/scripts/kunit-bench.py" "$out/ktap.txt" "$ran_on${TUNGRO_VARIANT:+ variant=$TUNGRO_VARIANT}" \
+  python3 "$here/scripts/kunit-bench.py" --unit "$unit" "$out/ktap.txt" \
+    "$ran_on${TUNGRO_VARIANT:+ variant=$TUNGRO_VARIANT}" \
     | tee "$out/bench.txt" | grep -v '^KBENCH'
 fi
 if [ $prc -ne 0 ] || [ ${#missing[@]} -gt 0 ]; then

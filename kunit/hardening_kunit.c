@@ -160,8 +160,9 @@ static void tungro_hardening_k04_reserved_flag(struct kunit *test)
  * K05: buffer shapes that make the header pulls work: linear part ending at the TCP header (a pull,
  * on a clone or with no tailroom: the head is reallocated), ending at the payload (no pull),
  * nothing linear with the headers split across two page frags (frag0 too short: a pull that
- * releases a frag). Every shape merges all 8, and the delivered GRO packet's linear part ends at
- * the payload: no payload byte was copied.
+ * releases a frag; also inside the outer header, where the kernel's pull leaves frag0 on the freed
+ * page: KASAN-clean on the debug kernel). Every shape merges all 8, and the delivered GRO
+ * packet's linear part ends at the payload: no payload byte was copied.
  */
 static void tungro_hardening_k05_pull_shapes(struct kunit *test)
 {
@@ -179,6 +180,11 @@ static void tungro_hardening_k05_pull_shapes(struct kunit *test)
 			{ .page_frag = true, .head = payload_off },
 			{ .page_frag = true, .no_linear = true, .frag_split = 30 },
 			{ .page_frag = true, .head = 30, .frag_split = 50, .clone = true },
+			/*
+			 * the outer header split: inet_gro_receive()'s own pull frees the first
+			 * frag's page and leaves frag0 set on it (tungro_header_view() clears it)
+			 */
+			{ .page_frag = true, .no_linear = true, .frag_split = 12 },
 		};
 
 		tgk_default(&first, e);

@@ -82,9 +82,22 @@ static unsigned int tungro_frag0_have(const struct sk_buff *skb, unsigned int of
 const u8 *tungro_header_view(struct sk_buff *skb, unsigned int off, unsigned int have, bool detect,
 			     unsigned int *encap, unsigned int *len)
 {
-	unsigned int pkt_len = skb->len - off, got = 0;
-	unsigned int need = max(have, tungro_frag0_have(skb, off, pkt_len));
+	unsigned int pkt_len = skb->len - off, got = 0, need;
 	const u8 *hdr = NULL;
+
+	/*
+	 * 6.12's skb_gro_header_slow() leaves frag0 set after its pull, which can free the page
+	 * frag0 points into (a frag of headers only). The kernel reads through frag0 only while it
+	 * holds all it has read, so a frag0 shorter than the GRO offset (the outer headers the
+	 * kernel read before calling a tunnel's gro_receive) may be stale: clear it, as older
+	 * kernels did, and read from the linear part. Found by the skb-shape fuzzer under KASAN (a
+	 * use-after-free in tgc_hdr_need() once the first step took what frag0 claimed to hold).
+	 */
+	if (NAPI_GRO_CB(skb)->frag0_len < skb_gro_offset(skb)) {
+		NAPI_GRO_CB(skb)->frag0 = NULL;
+		NAPI_GRO_CB(skb)->frag0_len = 0;
+	}
+	need = max(have, tungro_frag0_have(skb, off, pkt_len));
 
 	for (;;) {
 		if (need > got) {

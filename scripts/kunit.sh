@@ -15,7 +15,8 @@ suites=(tungro_ipip tungro_sit tungro_flush tungro_tcp tungro_complete tungro_ma
 	tungro_engine tungro_ip6 tungro_options tungro_udp tungro_skb_fuzz tungro_bench)
 extra="tungro.mode=kunit"
 # tungro_bench times with ktime: a TSC clocksource, not jiffies (lib.sh, guest_tsc_args). Under TUNGRO_ICOUNT=1
-# (qemu/boot.sh) the TSC counts guest instructions, one per virtual ns: a 1 GHz TSC.
+# (qemu/boot.sh) the TSC counts guest instructions, one per virtual ns: a 1 GHz TSC (the kernel's own PIT
+# calibration, left to run, finds 999.998 MHz there).
 unit=ns
 if [ "${TUNGRO_ICOUNT:-0}" = 1 ]; then
   tsc=""

@@ -21,6 +21,21 @@
 #include "tungro_cb.h"
 #include "tungro_trace.h"
 
+/*
+ * Forgets frag0 after a pull through skb_gro_header_slow(), tungro's or the kernel's. The pull
+ * (pskb_may_pull()) may have moved the head (cloned skb, little tailroom) or released the page
+ * frag0 points into (a frag of headers only), and 6.12's skb_gro_header_slow() leaves frag0 set,
+ * so the kernel's own helpers (skb_gro_network_header() in the checksum pseudo-header) and
+ * tungro's reads would still go through it: clear it, as older kernels did, so every header
+ * pointer comes from skb->data. The headers then sit in the linear part: dev_gro_receive() has
+ * nothing to copy from frag0.
+ */
+static void tungro_frag0_forget(struct sk_buff *skb)
+{
+	NAPI_GRO_CB(skb)->frag0 = NULL;
+	NAPI_GRO_CB(skb)->frag0_len = 0;
+}
+
 /* @need bytes of headers from GRO offset @off: through frag0 while it holds them, else pulled. */
 static const u8 *tungro_header_at(struct sk_buff *skb, unsigned int off, unsigned int need)
 {
@@ -31,15 +46,7 @@ static const u8 *tungro_header_at(struct sk_buff *skb, unsigned int off, unsigne
 	hdr = skb_gro_header_slow(skb, off + need, off);
 	if (!hdr)
 		return NULL;
-	/*
-	 * pskb_may_pull() may have moved the head (cloned skb, little tailroom) or released the
-	 * page frag0 points into. 6.12's skb_gro_header_slow() leaves frag0 set, so the kernel's
-	 * own helpers (skb_gro_network_header() in the checksum pseudo-header) would still read
-	 * through it: clear it, as older kernels did, so every header pointer comes from skb->data.
-	 * The headers now sit in the linear part: dev_gro_receive() has nothing to copy from it.
-	 */
-	NAPI_GRO_CB(skb)->frag0 = NULL;
-	NAPI_GRO_CB(skb)->frag0_len = 0;
+	tungro_frag0_forget(skb);
 	return hdr;
 }
 
@@ -86,17 +93,14 @@ const u8 *tungro_header_view(struct sk_buff *skb, unsigned int off, unsigned int
 	const u8 *hdr = NULL;
 
 	/*
-	 * 6.12's skb_gro_header_slow() leaves frag0 set after its pull, which can free the page
-	 * frag0 points into (a frag of headers only). The kernel reads through frag0 only while it
-	 * holds all it has read, so a frag0 shorter than the GRO offset (the outer headers the
-	 * kernel read before calling a tunnel's gro_receive) may be stale: clear it, as older
-	 * kernels did, and read from the linear part. Found by the skb-shape fuzzer under KASAN (a
-	 * use-after-free in tgc_hdr_need() once the first step took what frag0 claimed to hold).
+	 * The kernel reads through frag0 only while it holds all it has read, so a frag0 shorter
+	 * than the GRO offset (the outer headers read before a tunnel's gro_receive) means the
+	 * kernel's own pull went past it and frag0 may point into a freed page. Found by the
+	 * skb-shape fuzzer under KASAN (a use-after-free in tgc_hdr_need() once the first step took
+	 * what frag0 claimed to hold).
 	 */
-	if (NAPI_GRO_CB(skb)->frag0_len < skb_gro_offset(skb)) {
-		NAPI_GRO_CB(skb)->frag0 = NULL;
-		NAPI_GRO_CB(skb)->frag0_len = 0;
-	}
+	if (NAPI_GRO_CB(skb)->frag0_len < skb_gro_offset(skb))
+		tungro_frag0_forget(skb);
 	need = max(have, tungro_frag0_have(skb, off, pkt_len));
 
 	for (;;) {

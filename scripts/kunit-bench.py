@@ -49,7 +49,7 @@ def main(argv):
         return 2
     path, ran_on = argv[1], argv[2]
     short = "ns/seg" if unit == "ns" else "insn/seg"
-    runs = defaultdict(dict)   # (train, rep) -> path -> (ns per segment, segments per GRO packet)
+    runs = defaultdict(dict)   # (train, rep) -> path -> (ns or instructions per segment, segments per GRO packet)
     deferred = defaultdict(int)
     order = []
     with open(path, encoding="utf-8", errors="replace") as f:

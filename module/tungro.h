@@ -21,6 +21,8 @@ enum tungro_stat {
 	TUNGRO_S_HELD,
 	/* appended to a held GRO packet */
 	TUNGRO_S_MERGED,
+	/* of those, taken by the core's fast stage (tgc_rx_ops.expect: no parse, find or decide) */
+	TUNGRO_S_MERGED_FAST,
 	/* delivered unmerged (GRO_NORMAL) */
 	TUNGRO_S_PASSED,
 	/* handed to the kernel's own tunnel GRO (not TCP, FOU/GUE, IPv6 extension headers) */

@@ -134,7 +134,7 @@ static inline void tungro_cb_layout_asserts(void)
  * still held a second later (a gro_flush_timeout over a second) with stale bytes equal to the
  * magic; gro_complete then falls back to the kernel's callback if the core cannot complete it.
  */
-static inline bool tungro_held_by_us(const struct sk_buff *p, unsigned long installed_at)
+static __always_inline bool tungro_held_by_us(const struct sk_buff *p, unsigned long installed_at)
 {
 	if (!tungro_cb_has_mark(p, TUNGRO_CB_MAGIC))
 		return false;

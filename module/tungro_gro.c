@@ -67,6 +67,45 @@ static unsigned int tungro_frag0_have(const struct sk_buff *skb, unsigned int of
 	return min3(have, pkt_len, TGC_MAX_HDR_BYTES);
 }
 
+/*
+ * The kernel reads through frag0 only while it holds all it has read, so a frag0 shorter than the
+ * GRO offset (the outer headers read before a tunnel's gro_receive) means the kernel's own pull
+ * went past it and frag0 may point into a freed page: forget it. Found by the skb-shape fuzzer
+ * under KASAN (a use-after-free in tgc_hdr_need() once the first step took what frag0 claimed to
+ * hold).
+ */
+static void tungro_frag0_check(struct sk_buff *skb)
+{
+	if (NAPI_GRO_CB(skb)->frag0_len < skb_gro_offset(skb))
+		tungro_frag0_forget(skb);
+}
+
+/*
+ * The bytes from GRO offset @off on that can be read now, without a pull, at most the packet and
+ * TGC_MAX_HDR_BYTES, into @len: what frag0 holds, else the linear part. All of a frame's headers
+ * where a NIC hands up whole frames (virtio-net's mergeable buffers); maybe fewer, which the
+ * offload path's view op (tungro_rx_view) completes only when the core's full stage needs them:
+ * the fast stage needs no more than its held packet's headers, so a segment it merges pays no
+ * tgc_hdr_need() walk. NULL (and 0) when no byte there is readable.
+ */
+static const u8 *tungro_header_peek(struct sk_buff *skb, unsigned int off, unsigned int *len)
+{
+	unsigned int pkt_len = skb->len - off, have;
+
+	tungro_frag0_check(skb);
+	have = tungro_frag0_have(skb, off, pkt_len);
+	if (have) {
+		*len = have;
+		return skb_gro_header_fast(skb, off);
+	}
+	if (skb_headlen(skb) <= off) {
+		*len = 0;
+		return NULL;
+	}
+	*len = min3(skb_headlen(skb) - off, pkt_len, TGC_MAX_HDR_BYTES);
+	return skb->data + off;
+}
+
 /**
  * tungro_header_view() - a segment's headers as one byte view, from GRO offset @off (its outer
  * network header) up to the first payload byte
@@ -92,15 +131,7 @@ const u8 *tungro_header_view(struct sk_buff *skb, unsigned int off, unsigned int
 	unsigned int pkt_len = skb->len - off, got = 0, need;
 	const u8 *hdr = NULL;
 
-	/*
-	 * The kernel reads through frag0 only while it holds all it has read, so a frag0 shorter
-	 * than the GRO offset (the outer headers read before a tunnel's gro_receive) means the
-	 * kernel's own pull went past it and frag0 may point into a freed page. Found by the
-	 * skb-shape fuzzer under KASAN (a use-after-free in tgc_hdr_need() once the first step took
-	 * what frag0 claimed to hold).
-	 */
-	if (NAPI_GRO_CB(skb)->frag0_len < skb_gro_offset(skb))
-		tungro_frag0_forget(skb);
+	tungro_frag0_check(skb);
 	need = max(have, tungro_frag0_have(skb, off, pkt_len));
 
 	for (;;) {
@@ -309,8 +340,10 @@ static void tungro_held_view(struct sk_buff *p, unsigned int outer_off, struct t
 struct tungro_rx {
 	struct list_head *head;
 	struct sk_buff *skb;
-	const u8 *hdr;
+	const u8 *hdr;		/* the segment's header view, from its outer network header */
+	unsigned int hdr_len;	/* bytes readable at hdr */
 	unsigned int outer_off;
+	unsigned int encap;
 };
 
 /* IP_DF of the IPv4 header at @iph: the high byte of frag_off, read as a byte (any alignment). */
@@ -377,6 +410,72 @@ static void *tungro_rx_find(void *ctx, const struct tgc_pkt *pkt, const u8 *hdr,
 	return p;
 }
 
+/* Whether the 4 bytes at @a and @b are equal: byte loads (any alignment, any arch), no memcmp()
+ * (the kernel's is a byte loop; g++'s inline one a repz cmpsb at -Os).
+ */
+static __always_inline bool tungro_eq4(const u8 *a, const u8 *b)
+{
+	return !((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) | (a[3] ^ b[3]));
+}
+
+/*
+ * The fast stage's candidate: the first packet on this GRO list whose same_flow the kernel left set
+ * (gro_list_prepare: hash, device, MAC header; inet_gro_receive or ipv6_gro_receive: the outer
+ * addresses and protocol), if tungro built it and its TLS state is the segment's. The core merges
+ * into it only when the segment's headers are its first segment's but for the per-segment fields,
+ * so same_flow() would say yes and tungro_find_held() would return this very packet (it walks the
+ * list in the same order, and none before it is a candidate). Its first segment's layout is where
+ * tungro_rx_prepare() left the GRO offsets when it was held, unchanged since: the inner network
+ * header, the transport header, and the GRO offset at the payload. Its encap is this slot's: its
+ * outer header bytes, which the core compares, dispatched it here.
+ */
+static void *tungro_rx_expect(void *ctx, const struct tgc_seg *seg, struct tgc_held *held,
+			      struct tgc_layout *layout)
+{
+	struct tungro_rx *rx = ctx;
+	unsigned int off = rx->outer_off, tcp_off;
+	struct sk_buff *p;
+
+	list_for_each_entry(p, rx->head, list) {
+		if (!NAPI_GRO_CB(p)->same_flow)
+			continue;
+		if (skb_transport_offset(p) < (int)off)
+			return NULL;
+		/* Another flow's packet (interleaved flows, no hash to tell them apart): the ports
+		 * differ, the full stage finds the flow's own. The core compares them again.
+		 */
+		tcp_off = skb_transport_offset(p) - off;
+		if (tcp_off + 4 > seg->hdr_len || off + tcp_off + 4 > skb_headlen(p) ||
+		    !tungro_eq4(seg->hdr + tcp_off, p->data + off + tcp_off))
+			return NULL;
+		if (!tungro_held_by_us(p, READ_ONCE(tungro_installed_at)) ||
+		    skb_cmp_decrypted(p, rx->skb) || tungro_gro_inner_nhoff(p) < off ||
+		    skb_gro_offset(p) < off)
+			return NULL;
+		tungro_held_view(p, off, held);
+		layout->inner_off = tungro_gro_inner_nhoff(p) - off;
+		layout->tcp_off = tcp_off;
+		layout->payload_off = skb_gro_offset(p) - off;
+		layout->encap = seg->encap;
+		return p;
+	}
+	return NULL;
+}
+
+/* The segment's whole headers for the core's full stage (its view so far: tungro_header_peek()). */
+static int tungro_rx_view(void *ctx, const u8 **hdr, u32 *hdr_len)
+{
+	struct tungro_rx *rx = ctx;
+	unsigned int encap = rx->encap, len;
+	const u8 *h = tungro_header_view(rx->skb, rx->outer_off, 0, false, &encap, &len);
+
+	if (!h)
+		return -ENOMEM;
+	rx->hdr = *hdr = h;
+	rx->hdr_len = *hdr_len = len;
+	return 0;
+}
+
 static int tungro_rx_append(void *ctx, void *held, const struct tgc_rx_result *r)
 {
 	struct tungro_rx *rx = ctx;
@@ -388,6 +487,8 @@ static const struct tgc_rx_ops tungro_rx_ops = {
 	.prepare = tungro_rx_prepare,
 	.find = tungro_rx_find,
 	.append = tungro_rx_append,
+	.expect = tungro_rx_expect,
+	.view = tungro_rx_view,
 };
 
 /**
@@ -411,9 +512,12 @@ u32 tungro_seg_hash(const struct tgc_seg *seg)
 	return 0;
 }
 
-/* Counts @reason for the offload layer's debugfs stats and traces it (tungro_flush). */
-static void tungro_offload_reason(unsigned int reason, const struct tgc_seg *seg, bool ends)
+/* Counts @reason for the offload layer's debugfs stats and traces it (tungro_flush); none for 0. */
+static __always_inline void tungro_offload_reason(unsigned int reason, const struct tgc_seg *seg,
+						  bool ends)
 {
+	if (!reason)
+		return;
 	tungro_count_reason(reason);
 	if (reason && trace_tungro_flush_enabled())
 		trace_tungro_flush(reason, TUNGRO_LAYER_OFFLOAD, seg->encap, tungro_seg_hash(seg),
@@ -431,13 +535,14 @@ static void tungro_offload_reason(unsigned int reason, const struct tgc_seg *seg
 static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff *skb,
 					  struct tungro_slot *slot)
 {
-	unsigned int encap = slot->encap;	/* tungro_header_view() reads it */
 	struct tungro_rx rx = {
 		.head = head, .skb = skb, .outer_off = tungro_gro_outer_nhoff(skb),
+		.encap = slot->encap,
 	};
-	struct tgc_seg seg = { .encap = encap, .pkt_len = skb->len - rx.outer_off };
+	struct tgc_seg seg = { .encap = slot->encap, .pkt_len = skb->len - rx.outer_off };
 	struct sk_buff *match = NULL;
-	struct tgc_rx_result r;
+	/* tgc_receive() writes it whole: not zeroed per segment by CONFIG_INIT_STACK_ALL_ZERO */
+	struct tgc_rx_result r __attribute__((uninitialized));
 	unsigned int reason;
 
 	tungro_count(TUNGRO_S_SEEN, 1);
@@ -461,12 +566,10 @@ static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff
 		goto pass;
 	}
 
-	rx.hdr = tungro_header_view(skb, rx.outer_off, 0, false, &encap, &seg.hdr_len);
-	if (!rx.hdr) {
-		reason = TGC_R_MALFORMED;
-		goto pass;
-	}
+	/* What can be read now; the core asks for the rest (tungro_rx_view) for its full stage. */
+	rx.hdr = tungro_header_peek(skb, rx.outer_off, &rx.hdr_len);
 	seg.hdr = rx.hdr;
+	seg.hdr_len = rx.hdr_len;
 	/* inet_gro_receive() set flush (outer length or flags): nothing merges, and a segment the
 	 * core refuses still completes its flow's held packet first, as the kernel's TCP GRO finds
 	 * the flow then.
@@ -482,6 +585,9 @@ static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff
 	}
 	tgc_receive(&seg, &tungro_rx_ops, &rx, &r);
 	match = r.held;
+	/* the tracepoint's flow hash: the whole view, if the core took it */
+	seg.hdr = rx.hdr;
+	seg.hdr_len = rx.hdr_len;
 
 	/* UDP and the rest, and inner IPv6 extension headers the core does not walk or has too
 	 * many of, stay with the kernel. Nothing was looked up or pulled for them.
@@ -507,6 +613,8 @@ static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff
 	switch (r.v.action) {
 	case TGC_MERGE:
 		tungro_count(TUNGRO_S_MERGED, 1);
+		if (r.fast)
+			tungro_count(TUNGRO_S_MERGED_FAST, 1);
 		tungro_cb_set_id_state(match, r.v.id_state);
 		/* Kept for the kernel's tcp4_gro_complete in case tungro is unloaded before this
 		 * packet completes.

@@ -3,13 +3,17 @@
 // full, as dev_gro_receive does), its own find (tgc_same_flow over the list) and append (byte vectors), and the
 // caller's steps after each verdict as tungro_core.h orders them. Input: records as fuzz_input.hpp; the repeat
 // byte is read here as the segment's extras: bit 1 a packet it starts is foreign (as if held before tungro), bit 2
-// a TLS decrypted state differing from the held packet's, bit 3 prepare reports a bad checksum, bit 6
+// a TLS decrypted state differing from the held packet's, bit 3 prepare reports a bad checksum, bits 4-5 the run
+// with the fast stage gives only 16, 40 or 0 bytes of headers at first and the rest through the view op, bit 6
 // TGC_IN_UDP_GRO (the caller allows UDP GRO, as fuzz_parse reads that bit; the module's offload path never sets it,
 // but tgc_receive() takes it, so its UDP rules are fuzzed here too).
 // Invariants (abort on violation): the delivery oracle (oracle.hpp: exactly once, per-flow order, payload bytes
 // out == in, every GRO packet resegments to its inputs), no read outside the bytes given (exact allocations,
 // ASan), no UB, and the result is well formed (one action; MERGE only into the held packet of the flow that find
-// returned; flush_held only with one).
+// returned; flush_held only with one). Differential: every input runs twice, with the fast stage (the harness's
+// expect offers the list's first held packet of the segment's encap, as the module offers the first same_flow
+// candidate) and without; every segment's result must be the same but for r.fast, and prepare runs once a
+// segment either way.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -29,7 +33,7 @@ using namespace fuzzchk;
 constexpr unsigned kListMax = 8; // MAX_GRO_SKBS
 constexpr unsigned kMaxSegs = 64;
 
-enum : uint8_t { kXForeign = 2, kXDecrypted = 4, kXCsumBad = 8, kXUdpGro = 0x40 };
+enum : uint8_t { kXForeign = 2, kXDecrypted = 4, kXCsumBad = 8, kXPartial = 0x30, kXUdpGro = 0x40 };
 
 struct Held {
 	std::vector<uint8_t> bytes; // first segment without padding, then each merged payload
@@ -43,7 +47,26 @@ struct Held {
 
 class List {
 public:
-	List(unsigned align, Delivery &out) : align_(align), out_(out) {}
+	// One segment's result, as the two runs compare it (r.held as its place in the list).
+	struct Rec {
+		tgc_pkt pkt;
+		tgc_verdict v;
+		uint16_t flags_off;
+		uint8_t parsed, located, foreign, retried;
+		long held_at;
+
+		bool operator==(const Rec &o) const
+		{
+			return std::memcmp(&pkt, &o.pkt, sizeof(pkt)) == 0 && std::memcmp(&v, &o.v, sizeof(v)) == 0 &&
+			       flags_off == o.flags_off && parsed == o.parsed && located == o.located &&
+			       foreign == o.foreign && retried == o.retried && held_at == o.held_at;
+		}
+	};
+
+	List(unsigned align, Delivery &out, bool fast) : align_(align), out_(out), fast_(fast) {}
+
+	const std::vector<Rec> &trace() const { return trace_; }
+	unsigned fast_merged() const { return fast_merged_; }
 
 	bool full() const { return out_.count() >= kMaxSegs; }
 
@@ -53,10 +76,13 @@ public:
 		const Buf frame(src, n, align_);
 		const uint32_t hl = std::min(n, (flags & fuzzin::kShortView) ? fuzzin::kShortViewLen : kHdrView);
 		const Buf view(src, hl, align_);
+		static const uint32_t kPartial[4] = {~0u, 16, 40, 0};
+		const uint32_t part = fast_ ? std::min(hl, kPartial[(extras & kXPartial) >> 4]) : hl;
+		const Buf partial(src, part, align_);
 		tgc_seg s{};
-		s.hdr = view.p;
+		s.hdr = part ? partial.p : nullptr;
 		s.data = frame.p;
-		s.hdr_len = hl;
+		s.hdr_len = part;
 		s.pkt_len = n;
 		s.encap = static_cast<uint8_t>(pick_encap(flags, src, n));
 		s.in = (flags & fuzzin::kUpperFlush ? TGC_IN_UPPER_FLUSH : 0) |
@@ -67,12 +93,21 @@ public:
 		nomerge_ = flags & fuzzin::kNoMerge;
 		cur_ = id;
 		cur_frame_ = &frame;
-		found_ = nullptr;
+		found_ = expected_ = nullptr;
 		appended_ = false;
-		static const tgc_rx_ops ops = {prepare, find, append};
+		prepares_ = views_ = 0;
+		whole_ = &view;
+		static const tgc_rx_ops plain = {prepare, find, append, nullptr, nullptr},
+					fast = {prepare, find, append, expect, whole};
 		tgc_rx_result r;
 		std::memset(&r, 0xa5, sizeof(r));
-		tgc_receive(&s, &ops, this, &r);
+		tgc_receive(&s, fast_ ? &fast : &plain, this, &r);
+		FUZZ_CHECK(prepares_ <= 1 && views_ <= 1 && r.fast <= (fast_ ? 1 : 0) && !(r.fast && views_),
+			   "prepare ran %u times, view %u, fast %u", prepares_, views_, r.fast);
+		fast_merged_ += r.fast;
+		if (r.fast)
+			found_ = expected_; // what find would have returned (the proof: fastpath.hpp)
+		trace_.push_back(Rec{r.pkt, r.v, r.flags_off, r.parsed, r.located, r.foreign, r.retried, held_at(r.held)});
 
 		FUZZ_CHECK(r.v.action >= TGC_MERGE && r.v.action <= TGC_PASS && r.v.reason < TGC_R_COUNT,
 			   "action %u reason %u", r.v.action, r.v.reason);
@@ -129,7 +164,57 @@ public:
 private:
 	static tgc_u32 prepare(void *ctx, const tgc_pkt *)
 	{
-		return static_cast<List *>(ctx)->extras_ & kXCsumBad ? TGC_IN_CSUM_BAD : 0;
+		List *l = static_cast<List *>(ctx);
+		l->prepares_++;
+		return l->extras_ & kXCsumBad ? TGC_IN_CSUM_BAD : 0;
+	}
+
+	static void held_view(const Held *h, tgc_held *held)
+	{
+		held->hdr = h->bytes.data();
+		held->hdr_len = h->first.payload_off;
+		held->total_len = static_cast<uint32_t>(h->bytes.size());
+		held->payload_len = h->payload_len;
+		held->count = h->count;
+		held->gso_size = h->gso_size;
+		held->id_state = h->id_state;
+	}
+
+	// The fast stage's candidate: the first held packet of the segment's encap, none when it is one find would
+	// flag (foreign, another TLS state), as the module does.
+	static void *expect(void *ctx, const tgc_seg *seg, tgc_held *held, tgc_layout *layout)
+	{
+		List *l = static_cast<List *>(ctx);
+		for (auto &hp : l->list_) {
+			Held *h = hp.get();
+			if (h->first.encap != seg->encap)
+				continue;
+			if (h->foreign || (l->extras_ & kXDecrypted))
+				return nullptr;
+			held_view(h, held);
+			*layout = tgc_layout{h->first.inner_off, h->first.tcp_off, h->first.payload_off, h->first.encap, 0};
+			l->expected_ = h;
+			return h;
+		}
+		return nullptr;
+	}
+
+	// The view op: the segment's whole header view.
+	static int whole(void *ctx, const tgc_u8 **hdr, tgc_u32 *hdr_len)
+	{
+		List *l = static_cast<List *>(ctx);
+		l->views_++;
+		*hdr = l->whole_->p;
+		*hdr_len = l->whole_->n;
+		return 0;
+	}
+
+	long held_at(const void *p) const
+	{
+		for (size_t i = 0; i < list_.size(); i++)
+			if (list_[i].get() == p)
+				return static_cast<long>(i);
+		return -1;
 	}
 
 	static void *find(void *ctx, const tgc_pkt *pkt, const tgc_u8 *hdr, tgc_held *held)
@@ -139,13 +224,7 @@ private:
 			Held *h = hp.get();
 			if (h->first.encap != pkt->encap || !tgc_same_flow(pkt, hdr, h->bytes.data(), h->first.payload_off))
 				continue;
-			held->hdr = h->bytes.data();
-			held->hdr_len = h->first.payload_off;
-			held->total_len = static_cast<uint32_t>(h->bytes.size());
-			held->payload_len = h->payload_len;
-			held->count = h->count;
-			held->gso_size = h->gso_size;
-			held->id_state = h->id_state;
+			held_view(h, held);
 			held->flags = static_cast<uint8_t>((h->foreign ? TGC_HELD_FOREIGN : 0) |
 							   (l->extras_ & kXDecrypted ? TGC_HELD_DECRYPTED : 0));
 			l->found_ = h;
@@ -158,7 +237,8 @@ private:
 	{
 		List *l = static_cast<List *>(ctx);
 		Held *h = static_cast<Held *>(held);
-		FUZZ_CHECK(h == l->found_ && r->v.action == TGC_MERGE, "append into another packet than found");
+		FUZZ_CHECK((h == l->found_ || h == l->expected_) && r->v.action == TGC_MERGE,
+			   "append into another packet than found or expected");
 		if (l->nomerge_)
 			return -1;
 		const tgc_pkt &p = r->pkt;
@@ -219,7 +299,11 @@ private:
 	bool nomerge_ = false, appended_ = false;
 	uint64_t cur_ = 0;
 	const Buf *cur_frame_ = nullptr;
-	Held *found_ = nullptr;
+	Held *found_ = nullptr, *expected_ = nullptr;
+	bool fast_;
+	unsigned prepares_ = 0, views_ = 0, fast_merged_ = 0;
+	const Buf *whole_ = nullptr;
+	std::vector<Rec> trace_;
 	std::vector<std::unique_ptr<Held>> list_; // newest first, as the kernel's GRO list
 };
 
@@ -228,12 +312,21 @@ private:
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static Delivery out;
-	out.reset();
-	List l(size & 1 ? 2 : 0, out);
-	for_each_record(data, size, [&l](uint8_t flags, uint8_t repeat, const uint8_t *p, uint32_t n) {
-		l.receive(p, n, flags, repeat);
-		return !l.full();
-	});
-	l.finish();
+	std::vector<List::Rec> traces[2];
+	for (const bool fast : {false, true}) {
+		out.reset();
+		List l(size & 1 ? 2 : 0, out, fast);
+		for_each_record(data, size, [&l](uint8_t flags, uint8_t repeat, const uint8_t *p, uint32_t n) {
+			l.receive(p, n, flags, repeat);
+			return !l.full();
+		});
+		l.finish();
+		traces[fast] = l.trace();
+	}
+	FUZZ_CHECK(traces[0].size() == traces[1].size(), "%zu segments against %zu", traces[0].size(), traces[1].size());
+	for (size_t i = 0; i < traces[0].size(); i++)
+		FUZZ_CHECK(traces[0][i] == traces[1][i],
+			   "segment %zu: the fast stage's result differs (%s against %s)", i,
+			   tgc_reason_name(traces[0][i].v.reason), tgc_reason_name(traces[1][i].v.reason));
 	return 0;
 }

@@ -450,12 +450,30 @@ struct tgc_rx_result {
 	tgc_u8  located;	/* refused, but its flow was located (TGC_IN_OUTER_FLUSH/UPPER_FLUSH): held is its flow's */
 	tgc_u8  foreign;	/* held was TGC_HELD_FOREIGN: decided as a new flow, and held completes first */
 	tgc_u8  retried;	/* the caller's append failed: decided again with TGC_IN_NOMERGE */
-	tgc_u8  pad[2];
+	tgc_u8  fast;		/* tgc_receive(): taken by the fast stage on the caller's expect (no parse, find or
+				 * decide); retried says if its append failed */
+	tgc_u8  pad;
 } TGC_ALIGN_PTR;
 TGC_ASSERT(sizeof(struct tgc_rx_result) == (TGC_PTR == 8 ? 48 : 44), "tgc_rx_result: size 44/48 (32/64-bit)");
 TGC_ASSERT(TGC_OFF(tgc_rx_result, pkt) == TGC_PTR && TGC_OFF(tgc_rx_result, v) == TGC_PTR + 24 &&
 	   TGC_OFF(tgc_rx_result, flags_off) == TGC_PTR + 32 && TGC_OFF(tgc_rx_result, parsed) == TGC_PTR + 34 &&
-	   TGC_OFF(tgc_rx_result, retried) == TGC_PTR + 37, "tgc_rx_result: field offsets");
+	   TGC_OFF(tgc_rx_result, retried) == TGC_PTR + 37 && TGC_OFF(tgc_rx_result, fast) == TGC_PTR + 38,
+	   "tgc_rx_result: field offsets");
+
+/*
+ * Where a held packet's first segment has its headers, as tgc_parse() found them (tgc_pkt's offsets, from the
+ * outer network header), and the encap it was parsed as: what a caller that keeps no tgc_pkt with its held packets
+ * gives for the fast stage (the kernel: the GRO offsets tungro set when it held the skb).
+ */
+struct tgc_layout {
+	tgc_u16 inner_off;	/* tgc_pkt.inner_off */
+	tgc_u16 tcp_off;	/* tgc_pkt.tcp_off */
+	tgc_u16 payload_off;	/* tgc_pkt.payload_off */
+	tgc_u8  encap;		/* tgc_pkt.encap */
+	tgc_u8  pad;
+} TGC_ALIGN4;
+TGC_ASSERT(sizeof(struct tgc_layout) == 8 && TGC_OFF(tgc_layout, payload_off) == 4 &&
+	   TGC_OFF(tgc_layout, encap) == 6, "tgc_layout: size 8, field offsets");
 
 /* The caller's side of tgc_receive(). @ctx is the caller's, passed back unchanged. */
 struct tgc_rx_ops {
@@ -468,6 +486,20 @@ struct tgc_rx_ops {
 	/* Append the segment's payload to @held (r->pkt, r->v are the MERGE verdict). 0, or nonzero when the buffers
 	 * cannot (the segment is then decided again as TGC_IN_NOMERGE). */
 	int (*append)(void *ctx, void *held, const struct tgc_rx_result *r);
+	/* Optional: the fast stage. Before anything is parsed, the held packet @seg is likely to join (the kernel:
+	 * the first candidate left on its GRO list), or NULL; fills @held's fields from hdr to id_state as find
+	 * would (flags is 0 on entry and stays 0: never one find would flag TGC_HELD_*) and @layout, its first
+	 * segment's. When the segment's headers are that packet's
+	 * but for the fields that change per segment and the rules on those hold (fastpath.hpp), it merges without
+	 * the parse, find and decide, with the result they would give (r->fast); prepare is still called, once,
+	 * before append. The core checks @layout against the held bytes and reads none past held->hdr_len. */
+	void *(*expect)(void *ctx, const struct tgc_seg *seg, struct tgc_held *held, struct tgc_layout *layout);
+	/* Optional. The segment's whole headers, where seg->hdr holds only the bytes the caller could read without
+	 * a pull (enough for the fast stage, which needs its held packet's headers' length and no more): called once,
+	 * after the fast stage declined and before the parse, to set *hdr and *hdr_len (the kernel: grown until
+	 * tgc_hdr_need() says they are all there). 0, or nonzero when the segment cannot provide them: it is then
+	 * passed (TGC_R_MALFORMED, parsed 0, no held packet). Absent: seg->hdr is whole. */
+	int (*view)(void *ctx, const tgc_u8 **hdr, tgc_u32 *hdr_len);
 };
 
 /*

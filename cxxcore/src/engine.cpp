@@ -324,6 +324,7 @@ public:
 		return true;
 	}
 	void held_of(const void *f, tgc_held *held) const { ::held_of(static_cast<const Flow *>(f), rx_->in, held); }
+	static const tgc_seg *whole(const tgc_seg *seg) { return seg; } // the engine's callers give whole views
 
 private:
 	Rx *rx_;
@@ -550,7 +551,7 @@ __attribute__((noinline, flatten)) void receive_slow(tgc_engine *e, const tgc_se
 		r.parsed = 1;
 		r.retried = retry;
 		r.located = r.foreign = 0;
-		r.pad[0] = r.pad[1] = 0;
+		r.fast = r.pad = 0;
 #ifdef __clang_analyzer__
 		// decide() writes every field; clang's analyzer, past its budget in decide(), cannot see it (a store
 		// for the analyzer only: the compilers that build the core never see it).
@@ -646,7 +647,7 @@ __attribute__((always_inline)) inline void receive_one(tgc_engine *e, const tgc_
 				r_out->flags_off = p->pm.flags_off;
 				r_out->parsed = 1;
 				r_out->located = r_out->foreign = r_out->retried = 0;
-				r_out->pad[0] = r_out->pad[1] = 0;
+				r_out->fast = r_out->pad = 0;
 			}
 			predict_step(*p);
 			return;

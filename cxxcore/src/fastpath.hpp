@@ -160,7 +160,7 @@ __attribute__((always_inline)) static inline bool fast_merge(const tgc_seg *seg,
 	merge_verdict(flags, false, payload, 0, 1, hdr + ioff, tunnel ? 1 : 0, h.gso_size, h.count, id_state, &r->v);
 	r->parsed = 1;
 	r->located = r->foreign = r->retried = 0;
-	r->pad[0] = r->pad[1] = 0;
+	r->fast = r->pad = 0;
 	return true;
 }
 

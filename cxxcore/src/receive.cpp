@@ -8,13 +8,92 @@ using namespace tungro;
 
 namespace {
 
-// tgc_rx_ops as receive()'s Ops: absent callbacks prepare nothing, find nothing, append everything.
+// The bytes of the IP header at @nh that layer length @hlen must be: IPv4's IHL x 4; IPv6's 40 plus a multiple of 8
+// (its extension headers, RFC 8200 4.2). False for anything else, another version included.
+__attribute__((always_inline)) inline bool ip_span_ok(const u8 *nh, u32 hlen)
+{
+	if (ip_version(nh) == 4)
+		return hlen == (nh[0] & 0xfu) * 4u && hlen >= ipv4::kMinLen;
+	return ip_version(nh) == 6 && hlen >= ipv6::kLen && (hlen - ipv6::kLen) % 8 == 0;
+}
+
+// Whether the segment's ports at @tcp_off are the held packet's: the cheap test that tells flows apart first (the
+// kernel offers the first candidate of its GRO list, often another flow's), both views long enough to read them.
+__attribute__((always_inline)) inline bool same_ports(const tgc_seg *seg, const tgc_held &held, u32 tcp_off)
+{
+	return seg->hdr && tcp_off + 4 <= seg->hdr_len && tcp_off + 4 <= held.hdr_len &&
+	       raw32(seg->hdr + tcp_off) == raw32(held.hdr + tcp_off);
+}
+
+// A held packet the caller named (tgc_rx_ops.expect) as the fast stage's Held (fastpath.hpp: hdr, first, total_len,
+// payload_len, count, gso_size, id_state), its first segment's record rebuilt from the layout and the held bytes
+// (expected_of()).
+struct Expected {
+	const u8 *hdr;
+	tgc_pkt first;
+	u32 total_len, payload_len;
+	u16 count, gso_size;
+	u8 id_state;
+};
+
+// @held and @layout as the fast stage's Expected, into @x. False when @layout does not describe a TCP segment's
+// headers that lie in @held's bytes: every IP layer's span its header's length (ip_span_ok), the TCP header's its
+// data offset, all within held.hdr_len (the fast stage reads the held bytes and the segment's up to payload_off, no
+// further).
+__attribute__((always_inline)) inline bool expected_of(const tgc_held &held, const tgc_layout &layout, Expected *x)
+{
+	const u32 ioff = layout.inner_off, toff = layout.tcp_off, poff = layout.payload_off;
+	const bool tunnel = layout.encap != TGC_ENCAP_NONE;
+	if (poff > held.hdr_len || poff > TGC_MAX_HDR_BYTES || toff + tcp::kMinLen > poff ||
+	    (tunnel ? ioff >= toff : ioff != 0))
+		return false;
+	const u8 *h = held.hdr;
+	if (poff - toff != (h[toff + tcp::kDoff] >> 4) * 4u ||
+	    (tunnel ? !ip_span_ok(h, ioff) || !ip_span_ok(h + ioff, toff - ioff) : !ip_span_ok(h, toff)))
+		return false;
+	x->hdr = h;
+	x->first = tgc_pkt{};
+	x->first.seq = load32(h + toff + tcp::kSeq);
+	x->first.payload_len = held.payload_len;
+	x->first.inner_off = static_cast<u16>(ioff);
+	x->first.tcp_off = static_cast<u16>(toff);
+	x->first.payload_off = static_cast<u16>(poff);
+	x->first.encap = layout.encap;
+	x->first.inner_version = static_cast<u8>(ip_version(h + ioff));
+	x->first.tcp_flags = h[toff + tcp::kFlags];
+	x->first.nlayers = tunnel ? 2 : 1;
+	x->first.gso_segs = 1;
+	x->total_len = held.total_len;
+	x->payload_len = held.payload_len;
+	x->count = held.count;
+	x->gso_size = held.gso_size;
+	x->id_state = held.id_state;
+	return true;
+}
+
+// tgc_rx_ops as receive()'s Ops: absent callbacks prepare nothing, find nothing, append everything, expect nothing
+// (no fast stage).
 class FnOps {
 public:
-	static constexpr bool kFastStage = false; // find needs the parsed segment: no expectation to offer
-	FnOps(const tgc_rx_ops *ops, void *ctx) : ops_(ops), ctx_(ctx) {}
+	// What fast() and whole() write before they read it, kept apart from FnOps (whose members are initialised)
+	// so that it can go unzeroed (tgc_receive()).
+	struct Scratch {
+		tgc_held held;	// what expect said of the fast stage's packet
+		tgc_seg whole;	// the segment with the view op's headers
+	};
+	static constexpr bool kFastStage = true;
+	FnOps(const tgc_rx_ops *ops, void *ctx, Scratch *s) : ops_(ops), ctx_(ctx), s_(s) {}
 	static u32 outer(const tgc_seg * /*seg*/) { return 0; } // the caller's seg->in says it (TGC_IN_OUTER_FLUSH)
-	u32 prepare(const tgc_pkt *pkt) const { return ops_ && ops_->prepare ? ops_->prepare(ctx_, pkt) : 0; }
+	// The caller's prepare, once a segment: after fast() ran it, what it said (fast() took the segment, so the full
+	// parse gives the very record it was called with).
+	__attribute__((always_inline)) u32 prepare(const tgc_pkt *pkt)
+	{
+		if (!prepared_) {
+			prepared_ = true;
+			prepared_in_ = ops_ && ops_->prepare ? ops_->prepare(ctx_, pkt) : 0;
+		}
+		return prepared_in_;
+	}
 	void *find(const tgc_pkt *pkt, const u8 *hdr, tgc_held *held) const
 	{
 		return ops_ && ops_->find ? ops_->find(ctx_, pkt, hdr, held) : nullptr;
@@ -24,15 +103,54 @@ public:
 		return ops_ && ops_->append ? ops_->append(ctx_, held, r) : 0;
 	}
 
+	// The fast stage on the caller's expected held packet: its template (fastpath.hpp) and rules, then the
+	// caller's prepare, whose bits may still refuse it (a bad checksum: the full stage decides, prepare not run
+	// again). The caller vouches that find would return that packet for a segment of its template (the kernel:
+	// it is the first same_flow candidate, and same_flow() reads only bytes the template compares) and that it
+	// carries no TGC_HELD_* fact.
+	bool fast(const tgc_seg *seg, u32 in, tgc_rx_result *r)
+	{
+		if (!ops_ || !ops_->expect)
+			return false;
+		tgc_held &held = s_->held;
+		held.flags = held.pad[0] = held.pad[1] = 0;
+		tgc_layout layout{};
+		void *h = ops_->expect(ctx_, seg, &held, &layout);
+		if (!h || held.flags || !same_ports(seg, held, layout.tcp_off))
+			return false;
+		Expected x __attribute__((uninitialized)); // expected_of() writes it whole before any read
+		if (!expected_of(held, layout, &x) || !fast_shape(seg, in, x.first) ||
+		    !template_match(seg->hdr, x.hdr, x.first) || !fast_merge(seg, in, x, r) ||
+		    (prepare(&r->pkt) & kFastRefuse))
+			return false;
+		r->held = h;
+		return true;
+	}
+	void held_of(const void * /*h*/, tgc_held *held) const { *held = s_->held; }
+	// The caller's view op, when it has one: the full stage's headers.
+	const tgc_seg *whole(const tgc_seg *seg)
+	{
+		if (!ops_ || !ops_->view)
+			return seg;
+		s_->whole = *seg;
+		return ops_->view(ctx_, &s_->whole.hdr, &s_->whole.hdr_len) ? nullptr : &s_->whole;
+	}
+
 private:
 	const tgc_rx_ops *ops_;
 	void *ctx_;
+	Scratch *s_;
+	u32 prepared_in_ = 0;
+	bool prepared_ = false;
 };
 
 } // namespace
 
 extern "C" void tgc_receive(const tgc_seg *seg, const tgc_rx_ops *ops, void *ctx, tgc_rx_result *r)
 {
-	FnOps fn(ops, ctx);
-	receive(seg, seg->in, 0, fn, r); // never IPv4 options: 6.12 may complete what it holds
+	// Written before read: not zeroed per segment by the kernel's -ftrivial-auto-var-init=zero
+	// (the kernels' INIT_STACK_ALL_ZERO option; a rep stos of 80 bytes at -Os).
+	FnOps::Scratch scratch __attribute__((uninitialized));
+	FnOps fn(ops, ctx, &scratch);
+	r->fast = receive(seg, seg->in, 0, fn, r); // never IPv4 options: 6.12 may complete what it holds
 }

@@ -21,7 +21,7 @@ static inline void clear_result(tgc_rx_result *r)
 	r->v = tgc_verdict{};
 	r->flags_off = 0;
 	r->parsed = r->located = r->foreign = r->retried = 0;
-	r->pad[0] = r->pad[1] = 0;
+	r->fast = r->pad = 0;
 }
 
 // The loop's last stage, after a MERGE verdict of either stage (r->held the held packet): the caller's append, and
@@ -47,11 +47,13 @@ __attribute__((always_inline)) static inline void append_stage(const tgc_seg *se
 }
 
 // The full stage: parse, find, decide, append (the whole loop where no fast stage applies). Inline, as the fast
-// stage: split into functions of their own, both cost more (make bench, 1 flow: 390 instructions a segment
+// stage (always: at the test kernels' -Os g++ made it a function of its own for tgc_receive(), 80 guest
+// instructions a segment more in tungro_bench's 16-flow train): split into functions of their own, both cost more (make bench, 1 flow: 390 instructions a segment
 // inlined, 412 with the fast stage apart, 425 with this stage apart: the calls, and the records passed through
 // memory).
 template <class Ops>
-static inline void full_receive(const tgc_seg *seg, u32 in, u32 mode, Ops &ops, tgc_rx_result *r)
+__attribute__((always_inline)) static inline void full_receive(const tgc_seg *seg, u32 in, u32 mode, Ops &ops,
+							       tgc_rx_result *r)
 {
 	tgc_held held{};
 
@@ -113,7 +115,12 @@ static inline void full_receive(const tgc_seg *seg, u32 in, u32 mode, Ops &ops, 
  *                                                     for it), r->held set to it; false when there is none or
  *                                                     the rules say no
  *   void held_of(const void *h, tgc_held *held);      what find fills in for it (a failed append's second decide)
- * The offload path's find needs the parsed segment, so tgc_receive() has no expectation to offer and no fast stage.
+ *   const tgc_seg *whole(const tgc_seg *seg);         the segment with its whole headers for the full stage
+ *                                                     (@seg itself when its view is whole), nullptr when it has none
+ * fast() may run the caller's prepare for a segment it took (tgc_receive(): the kernel's pulls and checksum come
+ * before append) and still return false (a bad checksum); the full stage's prepare() then returns the bits it gave,
+ * so the caller's prepare runs once a segment. tgc_receive() offers the caller's expect (tgc_rx_ops) as the
+ * expectation; the engine, its previous flow or the recent one (engine.cpp).
  * Stages: the fast one (a segment matching the header template of the held packet it is expected to join merges
  * without the parse, lookup and decide, with the very result they would give: fastpath.hpp), else the full one;
  * then the append of either. Returns true when the fast stage merged the segment. (The engine runs its predicted
@@ -127,6 +134,13 @@ __attribute__((always_inline)) static inline bool receive(const tgc_seg *seg, u3
 		if (ops.fast(seg, in, r)) {
 			append_stage(seg, in, ops, r, nullptr);
 			return true;
+		}
+		seg = ops.whole(seg);
+		if (!seg) {
+			clear_result(r);
+			r->v.action = TGC_PASS;
+			r->v.reason = TGC_R_MALFORMED;
+			return false;
 		}
 	}
 	full_receive(seg, in, mode, ops, r);

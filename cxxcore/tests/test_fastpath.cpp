@@ -244,4 +244,104 @@ TEST(FastStage, RandomTrainsAtTheEdgesGiveWhatTheFullParseGives)
 	EXPECT_GT(fast * 4, segs);
 }
 
+// The offload path's fast stage (tgc_receive() on the caller's expect): a clean train of each kind merges by it,
+// all but the first segment and those the model gives a short view (every fourth: the full stage merges them), and rx_counts() runs the model without it in lockstep (test_util.hpp): IPv4
+// options are never merged there (tgc_receive parses without them), so not by the fast stage either.
+TEST(FastStage, OffloadCleanTrainsMergeByTheFastStage)
+{
+	for (const Kind &k : kKinds) {
+		const Segment s = k.make();
+		unsigned fast = 0;
+		SCOPED_TRACE(k.name);
+		const Counts got = rx_counts(build_all(train(s, 40)), encap_of(s), nullptr, &fast);
+		if (!s.outer.options.empty()) {
+			EXPECT_EQ(got, Counts(40, 1));
+			EXPECT_EQ(fast, 0u);
+			continue;
+		}
+		EXPECT_EQ(got, Counts{40});
+		EXPECT_EQ(fast, 39u - 40 / OffloadModel::kPartialEvery);
+	}
+}
+
+// The view op cannot give the whole headers (the kernel: the pull fails): the segment is passed as MALFORMED with no
+// held packet, and nothing is looked up. With the view op giving them, the same segment is held.
+TEST(FastStage, OffloadViewOpFailurePassesTheSegment)
+{
+	static unsigned finds;
+	const std::vector<uint8_t> f = build(ipip());
+	for (const int rc : {-1, 0}) {
+		struct Ctx {
+			const std::vector<uint8_t> *f;
+			int rc;
+		} ctx{&f, rc};
+		finds = 0;
+		const tgc_rx_ops ops = {
+			nullptr,
+			[](void *, const tgc_pkt *, const uint8_t *, tgc_held *) -> void * {
+				finds++;
+				return nullptr;
+			},
+			nullptr, nullptr,
+			[](void *c, const uint8_t **hdr, uint32_t *len) {
+				const Ctx *x = static_cast<const Ctx *>(c);
+				*hdr = x->f->data();
+				*len = static_cast<uint32_t>(x->f->size());
+				return x->rc;
+			}};
+		tgc_seg seg{};
+		seg.hdr = f.data();
+		seg.hdr_len = 10; // the outer header's first bytes only
+		seg.pkt_len = static_cast<uint32_t>(f.size());
+		seg.encap = TGC_ENCAP_IPIP;
+		tgc_rx_result r;
+		tgc_receive(&seg, &ops, &ctx, &r);
+		SCOPED_TRACE(rc);
+		EXPECT_EQ(r.v.action, rc ? TGC_PASS : TGC_HOLD);
+		EXPECT_EQ(r.v.reason, rc ? TGC_R_MALFORMED : TGC_R_NONE);
+		EXPECT_EQ(r.parsed, rc ? 0 : 1);
+		EXPECT_EQ(r.held, nullptr);
+		EXPECT_EQ(finds, rc ? 0u : 1u);
+	}
+}
+
+// The same random trains at the edges as the engine's test above, through the offload model both ways: every
+// result equal (rx_counts), and the fast stage took a good share. Interleaved flows: the model offers the first held
+// packet, as the kernel offers the first same_flow candidate, so a segment of another flow goes to the full stage.
+TEST(FastStage, OffloadRandomTrainsGiveWhatTheFullParseGives)
+{
+	std::mt19937 rng(21);
+	uint64_t fast = 0, segs = 0;
+	for (unsigned round = 0; round < 600; round++) {
+		const Kind &k = kKinds[rng() % (sizeof(kKinds) / sizeof(kKinds[0]))];
+		const unsigned nflows = 1 + rng() % 3, n = 4 + rng() % 20;
+		std::vector<std::vector<Segment>> per(nflows);
+		for (unsigned f = 0; f < nflows; f++) {
+			Segment s = k.make();
+			s.tcp.sport = static_cast<uint16_t>(40000 + f);
+			s.tcp.seq = rng();
+			s.inner4.id = static_cast<uint16_t>(rng());
+			s.outer.id = static_cast<uint16_t>(rng());
+			per[f] = train(s, n, static_cast<int>(rng() % 2));
+		}
+		std::vector<std::vector<uint8_t>> frames;
+		for (unsigned i = 0; i < n; i++) {
+			// runs of one flow, as a NAPI poll mostly has them, and now and then another flow's segment
+			const unsigned f = rng() % 4 == 0 ? rng() % nflows : 0;
+			Segment s = per[f][i];
+			if (rng() % 5 == 0)
+				mutate(s, rng);
+			std::vector<uint8_t> b = build(s);
+			if (rng() % 16 == 0 && b.size() > 60)
+				b[rng() % 60] ^= static_cast<uint8_t>(1u << (rng() % 8)); // any header byte
+			frames.push_back(std::move(b));
+		}
+		unsigned got = 0;
+		rx_counts(frames, encap_of(per[0][0]), nullptr, &got);
+		fast += got;
+		segs += frames.size();
+	}
+	EXPECT_GT(fast * 6, segs); // a fourth of the segments has a short view (the full stage), and mutations
+}
+
 } // namespace

@@ -3,7 +3,10 @@
 #define TUNGRO_TESTS_UTIL_HPP
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "frames.hpp"
 #include "mini_gro.hpp"
@@ -57,11 +60,58 @@ inline void finish_partial_csum(std::vector<uint8_t> &b, size_t l4_off, size_t c
 
 // The offload path's model on tgc_receive(): the kernel's GRO list of one NAPI poll as a list of held packets
 // (first segment's headers, counts), every segment through the shared receive loop, everything held completed at
-// the end in hold order. Each header view is its own exact allocation (ASan). Returns the segment count of each
-// delivered packet, in delivery order; @reasons (optional) collects each segment's reason.
-inline Counts rx_counts(const std::vector<std::vector<uint8_t>> &frames, unsigned encap,
-			std::vector<unsigned> *reasons = nullptr)
-{
+// the end in hold order. With @fast, the model offers the fast stage the list's first held packet of the segment's
+// encap (tgc_rx_ops.expect, as the module offers the first same_flow candidate), and every kPartialEvery-th segment
+// (the 4th, 8th, ...) comes with only 24 bytes of headers in view, the rest given by the view op when the full stage asks (as the module gives what
+// frag0 holds, then pulls). Each header view is its own exact allocation (ASan).
+class OffloadModel {
+public:
+	static constexpr unsigned kPartialEvery = 4;
+	explicit OffloadModel(bool fast) : fast_(fast) {}
+
+	// One segment: its result, with the model's steps after it done.
+	tgc_rx_result receive(const std::vector<uint8_t> &f, unsigned encap)
+	{
+		const uint32_t n = static_cast<uint32_t>(f.size()), hl = std::min<uint32_t>(n, TGC_MAX_HDR_BYTES);
+		const std::vector<uint8_t> view(f.begin(), f.begin() + hl);
+		const uint32_t part = fast_ && ++segs_ % kPartialEvery == 0 ? std::min<uint32_t>(hl, 24) : hl;
+		const std::vector<uint8_t> partial(f.begin(), f.begin() + part);
+		whole_ = &view;
+		tgc_seg seg{};
+		seg.hdr = partial.data();
+		seg.data = f.data();
+		seg.hdr_len = part;
+		seg.pkt_len = n;
+		seg.encap = static_cast<uint8_t>(encap);
+		const tgc_rx_ops ops = {nullptr, find, append, fast_ ? expect : nullptr, fast_ ? view_of_seg : nullptr};
+		tgc_rx_result r;
+		tgc_receive(&seg, &ops, this, &r);
+		fast_merged += r.fast;
+		const size_t at = r.held ? static_cast<size_t>(static_cast<Held *>(r.held) - held_.data()) : 0;
+		if (r.v.action == TGC_MERGE) {
+			held_[at].id_state = r.v.id_state;
+			held_[at].hdr[r.flags_off] |= r.v.held_flags;
+		}
+		if (r.v.flush_held && r.held)
+			complete(at);
+		if (r.v.action == TGC_HOLD)
+			held_.push_back(Held{std::vector<uint8_t>(f.begin(), f.begin() + r.pkt.payload_off), r.pkt,
+					     r.pkt.payload_off + r.pkt.payload_len, r.pkt.payload_len, 1, 0});
+		else if (r.v.action != TGC_MERGE)
+			out.push_back(1);
+		return r;
+	}
+
+	void flush()
+	{
+		while (!held_.empty())
+			complete(0);
+	}
+
+	Counts out;		// segments of each delivered packet, in delivery order
+	unsigned fast_merged = 0; // segments the fast stage took
+
+private:
 	struct Held {
 		std::vector<uint8_t> hdr;
 		tgc_pkt first;
@@ -69,62 +119,90 @@ inline Counts rx_counts(const std::vector<std::vector<uint8_t>> &frames, unsigne
 		uint16_t count;
 		uint8_t id_state;
 	};
-	struct List {
-		std::vector<Held> held;
-		Counts out;
-		void complete(size_t i)
-		{
-			out.push_back(held[i].count);
-			held.erase(held.begin() + static_cast<long>(i));
-		}
-	} list;
-	auto find = [](void *ctx, const tgc_pkt *pkt, const uint8_t *hdr, tgc_held *h) -> void * {
-		for (Held &x : static_cast<List *>(ctx)->held) {
+
+	void complete(size_t i)
+	{
+		out.push_back(held_[i].count);
+		held_.erase(held_.begin() + static_cast<long>(i));
+	}
+	static tgc_held view_of(Held &x)
+	{
+		return tgc_held{x.hdr.data(), x.first.payload_off, x.total, x.payload, x.count,
+				static_cast<uint16_t>(x.first.payload_len), x.id_state, 0, {0, 0}};
+	}
+	static void *find(void *ctx, const tgc_pkt *pkt, const uint8_t *hdr, tgc_held *h)
+	{
+		for (Held &x : static_cast<OffloadModel *>(ctx)->held_) {
 			if (x.first.encap != pkt->encap || !tgc_same_flow(pkt, hdr, x.hdr.data(), x.first.payload_off))
 				continue;
-			*h = tgc_held{x.hdr.data(), x.first.payload_off, x.total, x.payload, x.count,
-				      static_cast<uint16_t>(x.first.payload_len), x.id_state, 0, {0, 0}};
+			*h = view_of(x);
 			return &x;
 		}
 		return nullptr;
-	};
-	auto append = [](void *, void *held, const tgc_rx_result *r) -> int {
+	}
+	// The first held packet of the segment's encap: the one find returns for a segment of its template (find
+	// walks the list in the same order, and a segment that matches the template is of that packet's flow).
+	static void *expect(void *ctx, const tgc_seg *seg, tgc_held *h, tgc_layout *layout)
+	{
+		for (Held &x : static_cast<OffloadModel *>(ctx)->held_) {
+			if (x.first.encap != seg->encap)
+				continue;
+			*h = view_of(x);
+			*layout = tgc_layout{x.first.inner_off, x.first.tcp_off, x.first.payload_off, x.first.encap, 0};
+			return &x;
+		}
+		return nullptr;
+	}
+	static int view_of_seg(void *ctx, const uint8_t **hdr, uint32_t *hdr_len)
+	{
+		const std::vector<uint8_t> *v = static_cast<OffloadModel *>(ctx)->whole_;
+		*hdr = v->data();
+		*hdr_len = static_cast<uint32_t>(v->size());
+		return 0;
+	}
+	static int append(void *ctx, void *held, const tgc_rx_result *r)
+	{
+		(void)ctx;
 		Held *x = static_cast<Held *>(held);
 		x->total += r->pkt.payload_len;
 		x->payload += r->pkt.payload_len;
 		x->count++;
 		return 0;
-	};
-	const tgc_rx_ops ops = {nullptr, find, append};
-	for (const auto &f : frames) {
-		const uint32_t n = static_cast<uint32_t>(f.size()), hl = std::min<uint32_t>(n, TGC_MAX_HDR_BYTES);
-		const std::vector<uint8_t> view(f.begin(), f.begin() + hl);
-		tgc_seg seg{};
-		seg.hdr = view.data();
-		seg.data = f.data();
-		seg.hdr_len = hl;
-		seg.pkt_len = n;
-		seg.encap = static_cast<uint8_t>(encap);
-		tgc_rx_result r;
-		tgc_receive(&seg, &ops, &list, &r);
-		if (reasons)
-			reasons->push_back(r.v.reason);
-		const size_t at = r.held ? static_cast<size_t>(static_cast<Held *>(r.held) - list.held.data()) : 0;
-		if (r.v.action == TGC_MERGE) {
-			list.held[at].id_state = r.v.id_state;
-			list.held[at].hdr[r.flags_off] |= r.v.held_flags;
-		}
-		if (r.v.flush_held && r.held)
-			list.complete(at);
-		if (r.v.action == TGC_HOLD)
-			list.held.push_back(Held{std::vector<uint8_t>(f.begin(), f.begin() + r.pkt.payload_off), r.pkt,
-						 r.pkt.payload_off + r.pkt.payload_len, r.pkt.payload_len, 1, 0});
-		else if (r.v.action != TGC_MERGE)
-			list.out.push_back(1);
 	}
-	while (!list.held.empty())
-		list.complete(0);
-	return list.out;
+
+	bool fast_;
+	unsigned segs_ = 0;
+	const std::vector<uint8_t> *whole_ = nullptr;
+	std::vector<Held> held_;
+};
+
+// Runs @frames through the offload model with the fast stage and without, in lockstep: every result must be the
+// same but for r.fast (the fast stage's proof, fastpath.hpp, as the engine's MiniGro checks its own). Returns the
+// segment count of each delivered packet, in delivery order; @reasons (optional) collects each segment's reason,
+// @fast_merged (optional) the segments the fast stage took.
+inline Counts rx_counts(const std::vector<std::vector<uint8_t>> &frames, unsigned encap,
+			std::vector<unsigned> *reasons = nullptr, unsigned *fast_merged = nullptr)
+{
+	OffloadModel full(false), fast(true);
+	size_t i = 0;
+	for (const auto &f : frames) {
+		const tgc_rx_result a = full.receive(f, encap), b = fast.receive(f, encap);
+		EXPECT_TRUE(a.held == nullptr ? b.held == nullptr : b.held != nullptr) << "segment " << i;
+		EXPECT_TRUE(a.parsed == b.parsed && a.located == b.located && a.foreign == b.foreign &&
+			    a.retried == b.retried && a.flags_off == b.flags_off && !a.fast &&
+			    std::memcmp(&a.pkt, &b.pkt, sizeof(a.pkt)) == 0 && std::memcmp(&a.v, &b.v, sizeof(a.v)) == 0)
+			<< "segment " << i << ": fast stage " << unsigned(b.fast) << ", " << tgc_reason_name(a.v.reason)
+			<< " against " << tgc_reason_name(b.v.reason);
+		if (reasons)
+			reasons->push_back(a.v.reason);
+		i++;
+	}
+	full.flush();
+	fast.flush();
+	EXPECT_EQ(full.out, fast.out);
+	if (fast_merged)
+		*fast_merged = fast.fast_merged;
+	return full.out;
 }
 
 #endif

@@ -79,6 +79,18 @@ static inline unsigned int tungro_gro_outer_nhoff(const struct sk_buff *skb)
 #endif
 }
 
+/* The inner network header's GRO offset that tungro_gro_enter_inner() recorded for a packet tungro
+ * held.
+ */
+static inline unsigned int tungro_gro_inner_nhoff(const struct sk_buff *skb)
+{
+#ifdef TUNGRO_HAVE_GRO_NETWORK_OFFSETS
+	return NAPI_GRO_CB(skb)->network_offsets[1];
+#else
+	return skb_network_offset(skb);
+#endif
+}
+
 /* The segment enters its inner layer, carrying TCP. @off: GRO offset of the inner header; @df: its
  * IPv4 DF bit (1 for IPv6).
  */

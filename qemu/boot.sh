@@ -64,6 +64,13 @@ case "${TUNGRO_ICOUNT:-0}" in
   *) die "TUNGRO_ICOUNT must be 0 or 1, got '$TUNGRO_ICOUNT'" ;;
 esac
 
+# TUNGRO_PROFILE=FILE (scripts/guest-profile.sh): the TCG plugin qemu/profile/tb-count.c, built there, counts each
+# translation block's guest instructions into FILE at exit.
+if [ -n "${TUNGRO_PROFILE:-}" ]; then
+  [ -f "${TUNGRO_PROFILE_PLUGIN:-}" ] || die "TUNGRO_PROFILE needs TUNGRO_PROFILE_PLUGIN, the built tb-count.so"
+  args+=(-plugin "$TUNGRO_PROFILE_PLUGIN,out=$TUNGRO_PROFILE")
+fi
+
 echo "boot.sh: $arch: $qemu, timeout ${timeout_s}s, cmdline: $cmdline" >&2
 start=$SECONDS
 # shellcheck source=qemu/judge.sh

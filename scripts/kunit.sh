@@ -4,6 +4,7 @@
 # usage: scripts/kunit.sh ARCH [SUITE]   (SUITE: only that one, through kunit.filter_glob)
 # TUNGRO_FUZZ_TRAINS=N: random trains of the skb-shape fuzzer (tungro_skb_fuzz; default the module's 10,000).
 # TUNGRO_ICOUNT=1: QEMU counts instructions (qemu/boot.sh), so tungro_bench reports guest instructions per segment.
+# TUNGRO_PROFILE=FILE: QEMU's TCG plugin counts them per block into FILE (qemu/boot.sh; scripts/guest-profile.sh).
 # TUNGRO_FUZZ_SEED=N: its seed (batch b uses N + b; default the module's). TUNGRO_KUNIT_TAG=T: output in
 # build/ARCH[-VARIANT]/kunit-T, so that runs side by side keep apart (scripts/skb-fuzz.sh).
 set -euo pipefail
@@ -39,6 +40,8 @@ case "${TUNGRO_VARIANT:-}" in
 esac
 if [ -n "${TUNGRO_FUZZ_TRAINS:-}" ]; then extra+=" tungro.fuzz_trains=$TUNGRO_FUZZ_TRAINS"; fi
 if [ -n "${TUNGRO_FUZZ_SEED:-}" ]; then extra+=" tungro.fuzz_seed=$TUNGRO_FUZZ_SEED"; fi
+# TUNGRO_KUNIT_ARGS: more module parameters (scripts/guest-profile.sh: tungro.bench_train=, tungro.bench_paths=).
+if [ -n "${TUNGRO_KUNIT_ARGS:-}" ]; then extra+=" $TUNGRO_KUNIT_ARGS"; fi
 # A hang guard, not a speed gate: the KASAN kernel's suites and kmemleak scan took 700 s on a busy 2-core host.
 timeout_s=$((900 + ${TUNGRO_FUZZ_TRAINS:-0} / 10))   # up to 100 ms a train (KASAN, emulation)
 

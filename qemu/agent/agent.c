@@ -15,6 +15,7 @@
  *                           faults, k07, trace), for a developer's quicker turn; make test runs them all
  *   tungro.fuzz_trains=N    kunit: random trains of the skb-shape fuzzer (tungro_kunit.ko's fuzz_trains)
  *   tungro.bench_reps=N     kunit: reps per path of tungro_bench (tungro_kunit.ko's bench_reps)
+ *   tungro.bench_paths=M, tungro.bench_train=NAME   kunit: tungro_bench's paths and train (scripts/guest-profile.sh)
  *   tungro.fuzz_seed=N      kunit: the skb-shape fuzzer's seed (tungro_kunit.ko's fuzz_seed; make fuzz gives each
  *                           of its guests its own batches' seeds)
  *   tungro.deadline=S       give up S seconds after boot with a failure line (boot.sh sets it below its timeout)
@@ -45,6 +46,8 @@ static unsigned opt_cycles = 50;
 static unsigned opt_loop_cycles = 60;
 unsigned opt_fuzz_trains; /* kunit mode: tungro_kunit.ko's fuzz_trains (0: its default) */
 unsigned opt_bench_reps;  /* kunit mode: tungro_kunit.ko's bench_reps (0: its default) */
+unsigned opt_bench_paths; /* kunit mode: tungro_kunit.ko's bench_paths (0: its default) */
+const char *opt_bench_train; /* kunit mode: tungro_kunit.ko's bench_train (NULL: its default) */
 unsigned opt_fuzz_seed;   /* kunit mode: tungro_kunit.ko's fuzz_seed (0: its default) */
 static int opt_irqtime;
 
@@ -80,6 +83,7 @@ static const struct num_opt {
 	{ "tungro.loop_cycles=", &opt_loop_cycles, ENGINE_LOOP_WINDOWS, 100000, "20..100000, a multiple of 20" },
 	{ "tungro.fuzz_trains=", &opt_fuzz_trains, 1, 10000000, "1..10000000" },
 	{ "tungro.bench_reps=", &opt_bench_reps, 1, 1000, "1..1000" },
+	{ "tungro.bench_paths=", &opt_bench_paths, 1, 15, "1..15" },
 	{ "tungro.fuzz_seed=", &opt_fuzz_seed, 1, 4000000000UL, "1..4000000000" },
 	{ "tungro.deadline=", &opt_deadline, 10, 1000000, "seconds after boot, 10..1000000" },
 };
@@ -113,6 +117,8 @@ static void parse_cmdline(void)
 			opt_mode = tok + 12;
 		else if (!strncmp(tok, "tungro.only=", 12))
 			opt_only = tok + 12;
+		else if (!strncmp(tok, "tungro.bench_train=", 19))
+			opt_bench_train = tok + 19;
 		else if (!strcmp(tok, "tungro.irqtime=1"))
 			opt_irqtime = 1;
 		else

@@ -23,6 +23,8 @@ extern int g_results_fd;              /* virtio-serial port tungro.results, or -
 extern char g_first_failure[256];     /* first failure reason, empty while all passed */
 extern unsigned opt_fuzz_trains;      /* tungro.fuzz_trains=, 0 when absent */
 extern unsigned opt_bench_reps;       /* tungro.bench_reps=, 0 when absent */
+extern unsigned opt_bench_paths;      /* tungro.bench_paths=, 0 when absent */
+extern const char *opt_bench_train;   /* tungro.bench_train=, NULL when absent */
 extern unsigned opt_fuzz_seed;        /* tungro.fuzz_seed=, 0 when absent */
 
 void out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));   /* results port + console */

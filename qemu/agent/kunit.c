@@ -1,7 +1,8 @@
 /* kunit.c - tungro.mode=kunit: loads tungro_kunit.ko (KUnit runs its suites during the load), copies the
  * kernel log records of that load from /dev/kmsg to the results port between KTAP-BEGIN and KTAP-END, and
- * unloads it. tungro.fuzz_trains=N, tungro.fuzz_seed=N and tungro.bench_reps=N on the kernel command line
- * become its parameters of those names (the skb-shape fuzzer's train count and seed, tungro_bench's reps).
+ * unloads it. tungro.fuzz_trains=N, tungro.fuzz_seed=N, tungro.bench_reps=N, tungro.bench_paths=M and
+ * tungro.bench_train=NAME on the kernel command line become its parameters of those names (the skb-shape
+ * fuzzer's train count and seed, tungro_bench's reps, paths and train).
  * The host cuts that block out and parses it with the kernel's own tools/testing/kunit/kunit.py. */
 #include <errno.h>
 #include <stdio.h>
@@ -21,7 +22,7 @@ static void add_param(char *params, size_t size, const char *name, unsigned val)
 void kunit_mode(void)
 {
 	static char msg[8192];
-	char params[96] = "";
+	char params[256] = "";
 	int kmsg, rc, lines = 0;
 
 	if (access(KUNIT_MODULE_PATH, F_OK))
@@ -39,6 +40,15 @@ void kunit_mode(void)
 		add_param(params, sizeof(params), "fuzz_seed", opt_fuzz_seed);
 	if (opt_bench_reps)
 		add_param(params, sizeof(params), "bench_reps", opt_bench_reps);
+	if (opt_bench_paths)
+		add_param(params, sizeof(params), "bench_paths", opt_bench_paths);
+	if (opt_bench_train) {
+		size_t n = strlen(params);
+
+		if (strlen(opt_bench_train) > 32)
+			die("bad tungro.bench_train '%s' (a train's name, at most 32 characters)", opt_bench_train);
+		snprintf(params + n, sizeof(params) - n, "%sbench_train=%s", n ? " " : "", opt_bench_train);
+	}
 	rc = mod_load_file_params(KUNIT_MODULE_PATH, params);
 	if (rc)
 		fail("finit_module %s: %s", KUNIT_MODULE_PATH, strerror(-rc));

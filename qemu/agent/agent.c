@@ -210,12 +210,13 @@ static void test_tungro_stream(const struct scenario *sc, uint64_t bytes)
 	if (!r.ok)
 		return;
 	snprintf(name, sizeof(name), "tungro_%s_merge", sc->name);
-	uint64_t merged = stats_get(&r.tg, "merged");
+	uint64_t merged = stats_get(&r.tg, "merged"), fast = stats_get(&r.tg, "merged_fast");
 	double ratio = tg_ratio(&r.tg);
-	check(name, r.have_stats && merged > 0 && ratio > 1.0,
-	      "debugfs: seen %" PRIu64 " held %" PRIu64 " merged %" PRIu64 " passed %" PRIu64
-	      " -> %.2f segs/GRO packet (need merged > 0, > 1); packet socket %.2f; flush %s",
-	      stats_get(&r.tg, "seen"), stats_get(&r.tg, "held"), merged, stats_get(&r.tg, "passed"), ratio,
+	/* one connection: most merges are the core's fast stage on the first same_flow candidate */
+	check(name, r.have_stats && merged > 0 && ratio > 1.0 && fast > 0,
+	      "debugfs: seen %" PRIu64 " held %" PRIu64 " merged %" PRIu64 " (%" PRIu64 " by the fast stage) passed %"
+	      PRIu64 " -> %.2f segs/GRO packet (need merged > 0, > 1, fast > 0); packet socket %.2f; flush %s",
+	      stats_get(&r.tg, "seen"), stats_get(&r.tg, "held"), merged, fast, stats_get(&r.tg, "passed"), ratio,
 	      r.segs_per_gro, r.reasons);
 }
 

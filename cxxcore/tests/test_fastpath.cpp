@@ -199,6 +199,33 @@ void mutate(Segment &s, std::mt19937 &rng)
 	}
 }
 
+// @nflows trains of @n segments of kind @k, each its own ports, sequence and IPv4 IDs, half of them with the IDs
+// fixed: the flows of the random trains below.
+std::vector<std::vector<Segment>> edge_flows(std::mt19937 &rng, const Kind &k, unsigned nflows, unsigned n)
+{
+	std::vector<std::vector<Segment>> per(nflows);
+	for (unsigned f = 0; f < nflows; f++) {
+		Segment s = k.make();
+		s.tcp.sport = static_cast<uint16_t>(40000 + f);
+		s.tcp.seq = rng();
+		s.inner4.id = static_cast<uint16_t>(rng());
+		s.outer.id = static_cast<uint16_t>(rng());
+		per[f] = train(s, n, static_cast<int>(rng() % 2));
+	}
+	return per;
+}
+
+// Segment @s as a frame at the edges: one in five mutated (mutate()), one in sixteen with a header bit flipped.
+std::vector<uint8_t> edge_frame(std::mt19937 &rng, Segment s)
+{
+	if (rng() % 5 == 0)
+		mutate(s, rng);
+	std::vector<uint8_t> b = build(s);
+	if (rng() % 16 == 0 && b.size() > 60)
+		b[rng() % 60] ^= static_cast<uint8_t>(1u << (rng() % 8)); // any header byte
+	return b;
+}
+
 TEST(FastStage, RandomTrainsAtTheEdgesGiveWhatTheFullParseGives)
 {
 	std::mt19937 rng(12);
@@ -207,27 +234,11 @@ TEST(FastStage, RandomTrainsAtTheEdgesGiveWhatTheFullParseGives)
 		const Kind &k = kKinds[rng() % (sizeof(kKinds) / sizeof(kKinds[0]))];
 		const Table &t = kTables[rng() % (sizeof(kTables) / sizeof(kTables[0]))];
 		const unsigned nflows = 1 + rng() % 4, n = 4 + rng() % 20;
-		std::vector<std::vector<Segment>> per(nflows);
-		for (unsigned f = 0; f < nflows; f++) {
-			Segment s = k.make();
-			s.tcp.sport = static_cast<uint16_t>(40000 + f);
-			s.tcp.seq = rng();
-			s.inner4.id = static_cast<uint16_t>(rng());
-			s.outer.id = static_cast<uint16_t>(rng());
-			per[f] = train(s, n, static_cast<int>(rng() % 2));
-		}
+		const std::vector<std::vector<Segment>> per = edge_flows(rng, k, nflows, n);
 		std::vector<std::vector<uint8_t>> frames;
-		for (unsigned i = 0; i < n; i++) {
-			for (unsigned f = 0; f < nflows; f++) {
-				Segment s = per[f][i];
-				if (rng() % 5 == 0)
-					mutate(s, rng);
-				std::vector<uint8_t> b = build(s);
-				if (rng() % 16 == 0 && b.size() > 60)
-					b[rng() % 60] ^= static_cast<uint8_t>(1u << (rng() % 8)); // any header byte
-				frames.push_back(std::move(b));
-			}
-		}
+		for (unsigned i = 0; i < n; i++)
+			for (unsigned f = 0; f < nflows; f++)
+				frames.push_back(edge_frame(rng, per[f][i]));
 		MiniGro g(encap_of(per[0][0]), rng() % 4 != 0, rng() % 2 ? 2 : 0, t);
 		if (rng() % 3 == 0)
 			g.set_input(TGC_IN_UDP_GRO);
@@ -315,26 +326,12 @@ TEST(FastStage, OffloadRandomTrainsGiveWhatTheFullParseGives)
 	for (unsigned round = 0; round < 600; round++) {
 		const Kind &k = kKinds[rng() % (sizeof(kKinds) / sizeof(kKinds[0]))];
 		const unsigned nflows = 1 + rng() % 3, n = 4 + rng() % 20;
-		std::vector<std::vector<Segment>> per(nflows);
-		for (unsigned f = 0; f < nflows; f++) {
-			Segment s = k.make();
-			s.tcp.sport = static_cast<uint16_t>(40000 + f);
-			s.tcp.seq = rng();
-			s.inner4.id = static_cast<uint16_t>(rng());
-			s.outer.id = static_cast<uint16_t>(rng());
-			per[f] = train(s, n, static_cast<int>(rng() % 2));
-		}
+		const std::vector<std::vector<Segment>> per = edge_flows(rng, k, nflows, n);
 		std::vector<std::vector<uint8_t>> frames;
 		for (unsigned i = 0; i < n; i++) {
 			// runs of one flow, as a NAPI poll mostly has them, and now and then another flow's segment
 			const unsigned f = rng() % 4 == 0 ? rng() % nflows : 0;
-			Segment s = per[f][i];
-			if (rng() % 5 == 0)
-				mutate(s, rng);
-			std::vector<uint8_t> b = build(s);
-			if (rng() % 16 == 0 && b.size() > 60)
-				b[rng() % 60] ^= static_cast<uint8_t>(1u << (rng() % 8)); // any header byte
-			frames.push_back(std::move(b));
+			frames.push_back(edge_frame(rng, per[f][i]));
 		}
 		unsigned got = 0;
 		rx_counts(frames, encap_of(per[0][0]), nullptr, &got);

@@ -110,7 +110,8 @@ public:
 	// carries no TGC_HELD_* fact.
 	bool fast(const tgc_seg *seg, u32 in, tgc_rx_result *r)
 	{
-		if (!ops_ || !ops_->expect)
+		// what fast_shape() refuses whatever the candidate: no list walk for them
+		if (!ops_ || !ops_->expect || (in & kFastRefuse) || seg->gso_size || !seg->hdr)
 			return false;
 		tgc_held &held = s_->held;
 		held.flags = held.pad[0] = held.pad[1] = 0;
@@ -121,16 +122,18 @@ public:
 		Expected x __attribute__((uninitialized)); // expected_of() writes it whole before any read
 		if (!expected_of(held, layout, &x) || !fast_shape(seg, in, x.first) ||
 		    !template_match(seg->hdr, x.hdr, x.first) || !fast_merge(seg, in, x, r) ||
-		    (prepare(&r->pkt) & kFastRefuse))
-			return false;
+		    (prepare(&r->pkt) & (kFastRefuse | TGC_IN_CSUM_CHECK)))
+			return false; // a bit of prepare's the fast stage did not decide on: the full stage does
 		r->held = h;
 		return true;
 	}
 	void held_of(const void * /*h*/, tgc_held *held) const { *held = s_->held; }
-	// The caller's view op, when it has one: the full stage's headers.
+	// The caller's view op, when it has one: the full stage's headers. Not after fast() ran prepare: the segment
+	// matched a template then, so its view already holds every header byte (up to payload_off), and a view op
+	// that failed now would turn the full stage's verdict into MALFORMED.
 	const tgc_seg *whole(const tgc_seg *seg)
 	{
-		if (!ops_ || !ops_->view)
+		if (!ops_ || !ops_->view || prepared_)
 			return seg;
 		s_->whole = *seg;
 		return ops_->view(ctx_, &s_->whole.hdr, &s_->whole.hdr_len) ? nullptr : &s_->whole;

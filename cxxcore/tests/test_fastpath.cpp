@@ -275,6 +275,88 @@ TEST(FastStage, OffloadCleanTrainsMergeByTheFastStage)
 	}
 }
 
+// expect's layout is checked against the held bytes (expected_of()): one that does not describe them, or headers
+// past the held view, never reaches the fast stage, and the full stage merges the segment as it would without
+// expect. The true layout, as a control, is taken by the fast stage.
+TEST(FastStage, OffloadWrongLayoutIsRefused)
+{
+	struct Ctx {
+		tgc_held held;
+		tgc_layout layout;
+		tgc_pkt first;
+	};
+	const tgc_rx_ops ops = {
+		nullptr,
+		[](void *c, const tgc_pkt *pkt, const uint8_t *hdr, tgc_held *h) -> void * {
+			Ctx *x = static_cast<Ctx *>(c);
+			if (!tgc_same_flow(pkt, hdr, x->held.hdr, x->first.payload_off))
+				return nullptr;
+			*h = x->held;
+			h->hdr_len = x->first.payload_off;
+			return x;
+		},
+		[](void *, void *, const tgc_rx_result *) { return 0; },
+		[](void *c, const tgc_seg *, tgc_held *h, tgc_layout *l) -> void * {
+			Ctx *x = static_cast<Ctx *>(c);
+			*h = x->held;
+			*l = x->layout;
+			return x;
+		},
+		nullptr};
+	for (const Kind &k : kKinds) {
+		const Segment s0 = k.make();
+		if (!s0.outer.options.empty())
+			continue; // never held by tgc_receive()
+		SCOPED_TRACE(k.name);
+		const std::vector<Segment> t = train(s0, 2);
+		const std::vector<uint8_t> f0 = build(t[0]), f1 = build(t[1]);
+		const unsigned encap = encap_of(s0);
+		tgc_seg seg{};
+		seg.hdr = f0.data();
+		seg.hdr_len = std::min<uint32_t>(static_cast<uint32_t>(f0.size()), TGC_MAX_HDR_BYTES);
+		seg.pkt_len = static_cast<uint32_t>(f0.size());
+		seg.encap = static_cast<uint8_t>(encap);
+		tgc_rx_result r;
+		tgc_receive(&seg, nullptr, nullptr, &r);
+		ASSERT_EQ(r.v.action, TGC_HOLD);
+		const tgc_pkt p = r.pkt;
+		const uint16_t io = p.inner_off, to = p.tcp_off, po = p.payload_off;
+		const uint8_t e = p.encap, other = encap ? TGC_ENCAP_NONE : TGC_ENCAP_IPIP;
+		struct Variant {
+			tgc_layout layout;
+			uint32_t hdr_len;
+			bool fast;
+		};
+		const Variant variants[] = {
+			{{io, to, po, e, 0}, po, true}, // the control
+			{{io, static_cast<uint16_t>(to - 4), po, e, 0}, po, false},
+			{{io, static_cast<uint16_t>(to + 4), po, e, 0}, po, false},
+			{{io, static_cast<uint16_t>(to + 8), po, e, 0}, po, false},
+			{{static_cast<uint16_t>(io + 8), to, po, e, 0}, po, false},
+			{{static_cast<uint16_t>(encap ? 0 : 20), to, po, e, 0}, po, false},
+			{{io, to, static_cast<uint16_t>(po + 4), e, 0}, static_cast<uint32_t>(po + 4), false},
+			{{io, to, static_cast<uint16_t>(po - 4), e, 0}, po, false},
+			{{io, to, po, other, 0}, po, false},
+			{{io, to, po, e, 0}, static_cast<uint32_t>(po - 1), false},
+		};
+		for (const Variant &v : variants) {
+			Ctx ctx{{f0.data(), v.hdr_len, static_cast<uint32_t>(f0.size()), p.payload_len, 1,
+				 static_cast<uint16_t>(p.payload_len), 0, 0, {0, 0}},
+				v.layout, p};
+			seg.hdr = f1.data();
+			seg.hdr_len = std::min<uint32_t>(static_cast<uint32_t>(f1.size()), TGC_MAX_HDR_BYTES);
+			seg.pkt_len = static_cast<uint32_t>(f1.size());
+			tgc_receive(&seg, &ops, &ctx, &r);
+			SCOPED_TRACE(testing::Message() << "layout " << v.layout.inner_off << "/" << v.layout.tcp_off << "/"
+							<< v.layout.payload_off << " encap " << unsigned(v.layout.encap)
+							<< " held view " << v.hdr_len);
+			EXPECT_EQ(r.fast, v.fast ? 1 : 0);
+			EXPECT_EQ(r.v.action, TGC_MERGE);
+			EXPECT_EQ(r.held, &ctx);
+		}
+	}
+}
+
 // The view op cannot give the whole headers (the kernel: the pull fails): the segment is passed as MALFORMED with no
 // held packet, and nothing is looked up. With the view op giving them, the same segment is held.
 TEST(FastStage, OffloadViewOpFailurePassesTheSegment)

@@ -117,7 +117,17 @@ public:
 		held.flags = held.pad[0] = held.pad[1] = 0;
 		tgc_layout layout{};
 		void *h = ops_->expect(ctx_, seg, &held, &layout);
-		if (!h || held.flags || !same_ports(seg, held, layout.tcp_off))
+		if (!h || held.flags)
+			return false;
+		// Fewer bytes in view than the candidate's headers (the kernel: no frag0 where NET_IP_ALIGN leaves the
+		// network header 2 bytes off a word, as on m68k, so the linear part holds the outer header only): the
+		// whole view, which the full stage would take anyway.
+		if (seg->hdr_len < layout.payload_off) {
+			seg = whole(seg);
+			if (!seg)
+				return false;
+		}
+		if (!same_ports(seg, held, layout.tcp_off))
 			return false;
 		Expected x __attribute__((uninitialized)); // expected_of() writes it whole before any read
 		if (!expected_of(held, layout, &x) || !fast_shape(seg, in, x.first) ||
@@ -128,15 +138,20 @@ public:
 		return true;
 	}
 	void held_of(const void * /*h*/, tgc_held *held) const { *held = s_->held; }
-	// The caller's view op, when it has one: the full stage's headers. Not after fast() ran prepare: the segment
-	// matched a template then, so its view already holds every header byte (up to payload_off), and a view op
-	// that failed now would turn the full stage's verdict into MALFORMED.
+	// The caller's view op, when it has one: the full stage's headers, once (fast() may have asked first). Not
+	// after fast() ran prepare on the view it has: the segment matched a template then, so that view holds every
+	// header byte (up to payload_off), and a view op that failed now would turn the full stage's verdict into
+	// MALFORMED.
 	const tgc_seg *whole(const tgc_seg *seg)
 	{
+		if (viewed_)
+			return viewed_ok_ ? &s_->whole : nullptr;
 		if (!ops_ || !ops_->view || prepared_)
 			return seg;
+		viewed_ = true;
 		s_->whole = *seg;
-		return ops_->view(ctx_, &s_->whole.hdr, &s_->whole.hdr_len) ? nullptr : &s_->whole;
+		viewed_ok_ = ops_->view(ctx_, &s_->whole.hdr, &s_->whole.hdr_len) == 0;
+		return viewed_ok_ ? &s_->whole : nullptr;
 	}
 
 private:
@@ -145,6 +160,7 @@ private:
 	Scratch *s_;
 	u32 prepared_in_ = 0;
 	bool prepared_ = false;
+	bool viewed_ = false, viewed_ok_ = false; // the view op was called; it gave the headers
 };
 
 } // namespace

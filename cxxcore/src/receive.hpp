@@ -115,8 +115,9 @@ __attribute__((always_inline)) static inline void full_receive(const tgc_seg *se
  *                                                     for it), r->held set to it; false when there is none or
  *                                                     the rules say no
  *   void held_of(const void *h, tgc_held *held);      what find fills in for it (a failed append's second decide)
- *   const tgc_seg *whole(const tgc_seg *seg);         the segment with its whole headers for the full stage
- *                                                     (@seg itself when its view is whole), nullptr when it has none
+ *   const tgc_seg *whole(const tgc_seg *seg);         the segment with its whole headers for the full stage, or
+ *                                                     the view fast() took it on (@seg itself when its view is
+ *                                                     whole), nullptr when it has none (never after fast() took it)
  * fast() may run the caller's prepare for a segment it took (tgc_receive(): the kernel's pulls and checksum come
  * before append) and still return false (a bad checksum); the full stage's prepare() then returns the bits it gave,
  * so the caller's prepare runs once a segment. tgc_receive() offers the caller's expect (tgc_rx_ops) as the
@@ -131,11 +132,12 @@ __attribute__((always_inline)) static inline bool receive(const tgc_seg *seg, u3
 							  tgc_rx_result *r)
 {
 	if constexpr (Ops::kFastStage) {
-		if (ops.fast(seg, in, r)) {
+		const bool taken = ops.fast(seg, in, r);
+		seg = ops.whole(seg); // the view the fast stage took the segment on, or the full stage's
+		if (taken) {
 			append_stage(seg, in, ops, r, nullptr);
 			return true;
 		}
-		seg = ops.whole(seg);
 		if (!seg) {
 			clear_result(r);
 			r->v.action = TGC_PASS;

@@ -62,8 +62,9 @@ inline void finish_partial_csum(std::vector<uint8_t> &b, size_t l4_off, size_t c
 // (first segment's headers, counts), every segment through the shared receive loop, everything held completed at
 // the end in hold order. With @fast, the model offers the fast stage the list's first held packet of the segment's
 // encap (tgc_rx_ops.expect, as the module offers the first same_flow candidate), and every kPartialEvery-th segment
-// (the 4th, 8th, ...) comes with only 24 bytes of headers in view, the rest given by the view op when the full stage asks (as the module gives what
-// frag0 holds, then pulls). Each header view is its own exact allocation (ASan).
+// (the 4th, 8th, ...) comes with only 24 bytes of headers in view, the rest given by the view op when the fast
+// stage (for its candidate's headers) or the full stage asks (as the module gives what frag0 or the linear part
+// holds, then pulls). Each header view is its own exact allocation (ASan).
 class OffloadModel {
 public:
 	static constexpr unsigned kPartialEvery = 4;

@@ -433,7 +433,7 @@ static void *tungro_rx_expect(void *ctx, const struct tgc_seg *seg, struct tgc_h
 			      struct tgc_layout *layout)
 {
 	struct tungro_rx *rx = ctx;
-	unsigned int off = rx->outer_off, tcp_off;
+	unsigned int off = rx->outer_off, tcp_off, inner;
 	struct sk_buff *p;
 
 	list_for_each_entry(p, rx->head, list) {
@@ -441,21 +441,21 @@ static void *tungro_rx_expect(void *ctx, const struct tgc_seg *seg, struct tgc_h
 			continue;
 		if (skb_transport_offset(p) < (int)off)
 			return NULL;
+		tcp_off = skb_transport_offset(p) - off;
+		inner = tungro_gro_inner_nhoff(p);
 		/* Another flow's packet (interleaved flows, no hash to tell them apart): the ports
 		 * differ, the full stage finds the flow's own. Compared here when the segment's
 		 * ports are in view already; the core compares them again, after growing the view.
 		 */
-		tcp_off = skb_transport_offset(p) - off;
 		if (off + tcp_off + 4 > skb_headlen(p) ||
 		    (tcp_off + 4 <= seg->hdr_len &&
 		     !tungro_eq4(seg->hdr + tcp_off, p->data + off + tcp_off)))
 			return NULL;
 		if (!tungro_held_by_us(p, READ_ONCE(tungro_installed_at)) ||
-		    skb_cmp_decrypted(p, rx->skb) || tungro_gro_inner_nhoff(p) < off ||
-		    skb_gro_offset(p) < off)
+		    skb_cmp_decrypted(p, rx->skb) || inner < off || skb_gro_offset(p) < off)
 			return NULL;
 		tungro_held_view(p, off, held);
-		layout->inner_off = tungro_gro_inner_nhoff(p) - off;
+		layout->inner_off = inner - off;
 		layout->tcp_off = tcp_off;
 		layout->payload_off = skb_gro_offset(p) - off;
 		layout->encap = seg->encap;
@@ -521,7 +521,7 @@ static __always_inline void tungro_offload_reason(unsigned int reason, const str
 	if (!reason)
 		return;
 	tungro_count_reason(reason);
-	if (reason && trace_tungro_flush_enabled())
+	if (trace_tungro_flush_enabled())
 		trace_tungro_flush(reason, TUNGRO_LAYER_OFFLOAD, seg->encap, tungro_seg_hash(seg),
 				   seg->gso_segs ? seg->gso_segs : 1, seg->pkt_len, ends);
 }

@@ -30,11 +30,11 @@ mkdir -p "$out"
 gcc -O2 -shared -fPIC -Wall -Wextra -Werror -o "$out/tb-count.so" "$here/qemu/profile/tb-count.c" -lpthread
 for path in "$base" "$other"; do
   log "guest profile $arch: $train, path $path, $reps reps, under the tb-count plugin"
-  TUNGRO_PROFILE="$out/tb-count-$path.txt" TUNGRO_PROFILE_PLUGIN="$out/tb-count.so" TUNGRO_KUNIT_TAG="profile-$path" \
+  # the counts go beside that boot's ktap.txt (kunit.sh makes the directory before it boots)
+  TUNGRO_PROFILE="$here/build/$arch/kunit-profile-$path/tb-count.txt" TUNGRO_PROFILE_PLUGIN="$out/tb-count.so" TUNGRO_KUNIT_TAG="profile-$path" \
     TUNGRO_KUNIT_ARGS="tungro.bench_train=$train tungro.bench_paths=$(mask_of "$path") tungro.bench_reps=$reps" \
     "$here/scripts/kunit.sh" "$arch" tungro_bench >"$out/kunit-$path.log" 2>&1 \
     || { tail -20 "$out/kunit-$path.log" >&2; die "guest profile: the $path boot failed"; }
-  cp "$out/tb-count-$path.txt" "$here/build/$arch/kunit-profile-$path/tb-count.txt"
 done
 kdir=$("$here/scripts/kernel.sh" "$arch")
 mods=$("$here/scripts/build-module.sh" "$arch")

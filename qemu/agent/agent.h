@@ -159,6 +159,11 @@ struct stream_opts {
 };
 
 unsigned stream_timeout(uint64_t bytes);   /* seconds a closed stream of this size may take */
+/* A packet socket on eth0 counting the tunnel scenario sc's received TCP segments with PSH after GRO (the wire's
+ * PSH marks, whichever engine coalesced them): the fd, or -1 with err set (sc not IPIP, SIT or an ip6 tunnel). */
+int psh_counter_open(const struct scenario *sc, char *err, size_t cap);
+/* Packets a packet socket's filter accepted since the last call (reading resets the count): 0 or -errno. */
+int packet_counter_read(int fd, uint64_t *n);
 int run_stream(const struct scenario *sc, const char *engine, uint64_t bytes, uint64_t seed,
 	       unsigned timeout_s, const struct stream_opts *opts, struct run_result *r);
 void print_result(const struct run_result *r);
@@ -180,6 +185,7 @@ uint64_t softirq_ns(void);      /* /proc/stat softirq time of all CPUs, ns (USER
 struct il_window {
 	uint64_t wire, gro, bytes, usecs, softirq_ns;
 	uint64_t outer_id;      /* tungro's flush_outer_id: packets ended by 6.18's outer-ID rule (L11) */
+	uint64_t psh;           /* the sender's PSH marks (il_spec.count_psh), else 0 */
 };
 /* One engine's windows of a comparison, and their sums. */
 struct ab_counts {
@@ -199,6 +205,7 @@ struct il_spec {
 	unsigned long window_bytes, start_bytes;   /* a window's received bytes; bytes before the first window */
 	uint64_t seed;
 	int no_tap;
+	int count_psh;          /* count each window's PSH marks (psh_counter_open): a tunnel scenario's */
 };
 /* Returns the windows completed (all engines); the traffic's outcome in r, a switch's error in err. */
 int run_interleaved(const struct il_spec *sp, struct ab_counts *eng, struct run_result *r, char *err, size_t errcap);

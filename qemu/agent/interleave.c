@@ -58,6 +58,8 @@ struct il {
 	volatile unsigned long progress;
 	volatile int stop, abort;
 	struct ab_counts *eng;
+	int psh_fd;             /* psh_counter_open's, or -1 */
+	uint64_t psh;           /* its count so far */
 	int done;
 	char err[200];
 };
@@ -67,13 +69,19 @@ static const char *il_stats_path(int kind)
 	return kind == ENG_ENGINE ? ENGINE_STATS_PATH : STATS_PATH;
 }
 
-static int il_sample(const struct il *a, int kind, struct il_window *w, struct stats *st)
+static int il_sample(struct il *a, int kind, struct il_window *w, struct stats *st)
 {
 	int rc = read_u64("/sys/class/net/eth0/statistics/rx_packets", &w->wire);
 	if (!rc)
 		rc = gro_count(a->sp->sc, &w->gro);
 	if (!rc && kind != ENG_KERNEL)
 		rc = kv_read(il_stats_path(kind), st, 0);
+	if (!rc && a->psh_fd >= 0) {
+		uint64_t n;
+		if (!(rc = packet_counter_read(a->psh_fd, &n)))
+			a->psh += n;
+	}
+	w->psh = a->psh;
 	w->softirq_ns = softirq_ns();
 	w->usecs = now_us();
 	w->bytes = __atomic_load_n(&a->progress, __ATOMIC_ACQUIRE);
@@ -144,6 +152,7 @@ static void *il_main(void *arg)
 			w->bytes = w1.bytes - w0.bytes;
 			w->usecs = w1.usecs - w0.usecs;
 			w->softirq_ns = w1.softirq_ns - w0.softirq_ns;
+			w->psh = w1.psh - w0.psh;
 			w->outer_id = kind == ENG_KERNEL ? 0 :
 				      stats_get(&s1, "flush_outer_id") - stats_get(&s0, "flush_outer_id");
 			c->wire += w->wire;
@@ -175,6 +184,8 @@ int run_interleaved(const struct il_spec *sp, struct ab_counts *eng, struct run_
 	memset(&a, 0, sizeof(a));
 	a.sp = sp;
 	a.eng = eng;
+	/* without its counter the windows run, the error fails the caller's check */
+	a.psh_fd = sp->count_psh ? psh_counter_open(sp->sc, a.err, sizeof(a.err)) : -1;
 	for (int e = 0; e < sp->neng; e++) {
 		memset(&eng[e], 0, sizeof(eng[e]));
 		eng[e].kind = sp->kinds[e];
@@ -190,6 +201,8 @@ int run_interleaved(const struct il_spec *sp, struct ab_counts *eng, struct run_
 		run_stream(sp->sc, "interleaved", sp->start_bytes, sp->seed, timeout, &o, r);
 	__atomic_store_n(&a.abort, 1, __ATOMIC_RELEASE);
 	pthread_join(th, NULL);
+	if (a.psh_fd >= 0)
+		close(a.psh_fd);
 	snprintf(err, errcap, "%s", a.err);
 	return a.done;
 }

@@ -320,20 +320,12 @@ static int filter_ip6(const struct scenario *sc, struct sock_filter *code)
 	return n;
 }
 
-static int gro_counter_open(const struct scenario *sc, char *err, size_t cap)
+/* An AF_PACKET socket on eth0 that counts the packets code[0..n-1] accepts (SOCK_DGRAM: the program sees the outer
+ * IP header at offset 0); its protocol is the outer family's. The fd, or -1 with err set. */
+static int packet_counter_bind(struct sock_filter *code, int n, int outer_family, char *err, size_t cap)
 {
-	struct sock_filter code[32];
-	int v6 = sc->outer_family == AF_INET6;
-	/* SOCK_DGRAM: the filter sees the outer IP header at offset 0 */
-	code[0] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (uint32_t)(SKF_AD_OFF + SKF_AD_PKTTYPE));
-	code[1] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PACKET_HOST, 1, 0);   /* received, not sent */
-	code[2] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 0);
-	int n = v6 ? filter_ip6(sc, code + 3) : filter_ip4(sc, code + 3);
-	if (n < 0) {
-		snprintf(err, cap, "packet socket: bad outer address %s", sc->outer_dst);
-		return -1;
-	}
-	struct sock_fprog prog = { .len = (unsigned short)(n + 3), .filter = code };
+	struct sock_fprog prog = { .len = (unsigned short)n, .filter = code };
+	int v6 = outer_family == AF_INET6;
 	int fd = socket(AF_PACKET, SOCK_DGRAM | SOCK_CLOEXEC, 0);   /* protocol 0: nothing arrives before bind */
 	if (fd < 0) {
 		snprintf(err, cap, "packet socket: %s", strerror(errno));
@@ -354,8 +346,90 @@ static int gro_counter_open(const struct scenario *sc, char *err, size_t cap)
 	return fd;
 }
 
+/* received (PACKET_HOST), not sent: the program's first three instructions, the rest after them */
+static int filter_received(struct sock_filter *code)
+{
+	code[0] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (uint32_t)(SKF_AD_OFF + SKF_AD_PKTTYPE));
+	code[1] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PACKET_HOST, 1, 0);
+	code[2] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 0);
+	return 3;
+}
+
+static int gro_counter_open(const struct scenario *sc, char *err, size_t cap)
+{
+	struct sock_filter code[32];
+	int v6 = sc->outer_family == AF_INET6, k = filter_received(code);
+	int n = v6 ? filter_ip6(sc, code + k) : filter_ip4(sc, code + k);
+	if (n < 0) {
+		snprintf(err, cap, "packet socket: bad outer address %s", sc->outer_dst);
+		return -1;
+	}
+	return packet_counter_bind(code, n + k, sc->outer_family, err, cap);
+}
+
+/*
+ * The sender's PSH marks, counted after GRO: each wire segment with PSH ends the GRO packet it joins (the kernel's
+ * tcp_gro_receive and tungro alike), and that packet's TCP header carries the PSH, so the post-GRO packets with
+ * PSH are the wire's PSH segments, whichever engine ran. The program walks a tunnel scenario's headers: the outer
+ * IPv4 header (its IHL) or IPv6 header (with one destination options header, the encapsulation limit), the inner
+ * IPv4 (its IHL) or IPv6 header, then keeps the stream's TCP segments (inner TCP, destination port) with PSH.
+ */
+int psh_counter_open(const struct scenario *sc, char *err, size_t cap)
+{
+	struct sock_filter code[48];
+	int n = filter_received(code);
+	const uint32_t inner = (uint32_t)sc->outer_proto;
+
+	if (!sc->tundev || (inner != 4 && inner != 41)) {
+		snprintf(err, cap, "PSH counter: %s is not an IPIP, SIT or ip6 tunnel scenario", sc->name);
+		return -1;
+	}
+	/* the jumps written with 0/0 below go to the last instruction (ret 0) when they fail, fixed up at the end */
+	if (sc->outer_family == AF_INET6) {
+		code[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 6);
+		code[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, inner, 0, 2);
+		code[n++] = (struct sock_filter)BPF_STMT(BPF_LDX | BPF_W | BPF_IMM, 40);
+		code[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JA, 7, 0, 0);      /* to the inner header */
+		code[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 60, 0, 0);   /* destination options */
+		code[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 40);
+		code[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, inner, 0, 0);
+		code[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 41);    /* its length in 8 bytes, - 1 */
+		code[n++] = (struct sock_filter)BPF_STMT(BPF_ALU | BPF_ADD | BPF_K, 1 + 40 / 8);
+		code[n++] = (struct sock_filter)BPF_STMT(BPF_ALU | BPF_LSH | BPF_K, 3);
+		code[n++] = (struct sock_filter)BPF_STMT(BPF_MISC | BPF_TAX, 0);
+	} else {
+		code[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 9);
+		code[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, inner, 0, 0);
+		code[n++] = (struct sock_filter)BPF_STMT(BPF_LDX | BPF_B | BPF_MSH, 0);
+	}
+	/* X: the inner header's offset */
+	if (inner == 4) {
+		code[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_B | BPF_IND, 9);
+		code[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 6, 0, 0);   /* TCP */
+		code[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_B | BPF_IND, 0);
+		code[n++] = (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0x0f);
+		code[n++] = (struct sock_filter)BPF_STMT(BPF_ALU | BPF_LSH | BPF_K, 2);
+	} else {
+		code[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_B | BPF_IND, 6);
+		code[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 6, 0, 0);   /* TCP */
+		code[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_IMM, 40);
+	}
+	code[n++] = (struct sock_filter)BPF_STMT(BPF_ALU | BPF_ADD | BPF_X, 0);
+	code[n++] = (struct sock_filter)BPF_STMT(BPF_MISC | BPF_TAX, 0);           /* X: the TCP header's offset */
+	code[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_H | BPF_IND, 2);
+	code[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)sc->port, 0, 0);
+	code[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_B | BPF_IND, 13);
+	code[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 0x08, 0, 0);   /* PSH */
+	code[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 1);
+	code[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 0);
+	for (int i = 3; i < n; i++)   /* the conditional jumps to ret 0 */
+		if (BPF_CLASS(code[i].code) == BPF_JMP && BPF_OP(code[i].code) != BPF_JA && !code[i].jt && !code[i].jf)
+			code[i].jf = (unsigned char)(n - 2 - i);
+	return packet_counter_bind(code, n, sc->outer_family, err, cap);
+}
+
 /* Packets that passed the filter since the last call: reading resets the counters, drops are included. */
-static int gro_counter_read(int fd, uint64_t *n)
+int packet_counter_read(int fd, uint64_t *n)
 {
 	struct tpacket_stats st;
 	socklen_t len = sizeof(st);
@@ -419,7 +493,7 @@ int run_stream(const struct scenario *sc, const char *engine, uint64_t bytes, ui
 	pfd = opts && opts->no_tap ? -1 : gro_counter_open(sc, r->err, sizeof(r->err));
 	if (pfd < 0 && !(opts && opts->no_tap))
 		goto out;
-	if ((pfd >= 0 && (rc = gro_counter_read(pfd, &gro))) || (rc = dev_rx("eth0", &wire0)) ||
+	if ((pfd >= 0 && (rc = packet_counter_read(pfd, &gro))) || (rc = dev_rx("eth0", &wire0)) ||
 	    (rc = dev_rx(sc->tundev, &tun0))) {
 		snprintf(r->err, sizeof(r->err), "receiver: counters before the stream: %s", strerror(-rc));
 		goto out;
@@ -483,7 +557,7 @@ int run_stream(const struct scenario *sc, const char *engine, uint64_t bytes, ui
 		r->usecs = 1;
 
 	/* every data packet went through GRO and the tap before TCP saw it: the counters are final */
-	if ((pfd >= 0 && (rc = gro_counter_read(pfd, &gro))) || (rc = dev_rx("eth0", &wire1)) ||
+	if ((pfd >= 0 && (rc = packet_counter_read(pfd, &gro))) || (rc = dev_rx("eth0", &wire1)) ||
 	    (rc = dev_rx(sc->tundev, &tun1))) {
 		snprintf(r->err, sizeof(r->err), "receiver: counters after the stream: %s", strerror(-rc));
 		goto out;

@@ -18,8 +18,11 @@ exec 9>"$here/build/$tag/build.lock"
 flock 9
 copy_module_sources "$here" "$dest"
 cross=$(cross_of "$arch")
+KBUILD_CCACHE=()
+[ "$(tungro_kernel)" != tungro ] || kbuild_ccache "$cross"
 logf="$here/build/$tag/module.log"
-if ! make -C "$kdir" M="$dest" ARCH="$(karch_of "$arch")" CROSS_COMPILE="$cross" -j"$(nproc)" modules >"$logf" 2>&1; then
+if ! make -C "$kdir" M="$dest" ARCH="$(karch_of "$arch")" CROSS_COMPILE="$cross" "${KBUILD_CCACHE[@]}" -j"$(nproc)" \
+     modules >"$logf" 2>&1; then
   tail -30 "$logf" >&2; die "tungro.ko build for $arch failed"
 fi
 ! grep -q "valid for C/ObjC but not for C++" "$logf" || die "a kernel C-only flag reached g++ ($arch)"
@@ -36,8 +39,8 @@ vermagic=$(modinfo -F vermagic "$dest/tungro.ko")
 # The C++ rule derives its flags from the kernel's C flags, which suit the GCC release that built the
 # kernel: say so when g++ is another one (the kernel's Makefile may name its own gcc, as Debian's does).
 kcc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"$/\1/p' "$kdir/.config")
-# The .cmd file's first line: savedcmd_<object> := <compiler> ... (cmd_<object> before 6.3, as on 6.1)
-cxx=$(sed -n '1s/^\(saved\)\{0,1\}cmd_[^ ]* := \([^ ]*\) .*/\2/p' "$dest/cxxcore/src/.parse.o.cmd")
+# The .cmd file's first line: savedcmd_<object> := [ccache] <compiler> ... (cmd_<object> before 6.3, as on 6.1)
+cxx=$(sed -n '1s/^\(saved\)\{0,1\}cmd_[^ ]* := \(ccache \)\{0,1\}\([^ ]*\) .*/\3/p' "$dest/cxxcore/src/.parse.o.cmd")
 [ -n "$cxx" ] || die "no compiler named in $dest/cxxcore/src/.parse.o.cmd"
 cxx_version=$("$cxx" --version | head -n 1)
 [ "${kcc#* }" = "${cxx_version#* }" ] || log "warning: kernel built by '$kcc', C++ objects by '$cxx_version'"

@@ -13,8 +13,16 @@ cmake -S "$here/cxxcore" -B "$out" -DCMAKE_BUILD_TYPE=Debug -DTUNGRO_SANITIZE=ON
   || { cat "$out.cmake.log" >&2; die "cmake configure failed"; }
 cmake --build "$out" -j"$(nproc)" >"$out.build.log" 2>&1 || { tail -40 "$out.build.log" >&2; die "host test build failed"; }
 log "host tests: running"
+rm -rf "$out/gtest"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir "$out" --output-on-failure -j"$(nproc)"
+# CTest counts shards (CMakeLists.txt, tungro_gtest_shards): the tests are in the shards' JUnit files.
+read -r ntests nfail nskip < <(cat "$out"/gtest/*.xml | awk '
+  /<testcase / { n++; if ($0 ~ /result="skipped"/) s++ }
+  /<failure/ { f++ }
+  END { print n + 0, f + 0, s + 0 }')
+[ "$ntests" -gt 0 ] && [ "$nfail" -eq 0 ] || die "host tests: $ntests GoogleTest tests, $nfail failures"
+log "host tests: $ntests GoogleTest tests passed ($nskip skipped), in $(ls "$out"/gtest/*.xml | wc -l) shards"
 # The replay tests skip (and CTest counts them passed) when their captures are absent: say which. The directory is
 # the build's own (CMake's TUNGRO_CAPTURES, by default ../shared/captures beside the checkout).
 caps=$(sed -n 's/^TUNGRO_CAPTURES:PATH=//p' "$out/CMakeCache.txt")

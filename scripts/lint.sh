@@ -92,13 +92,15 @@ summary+=("pr_fmt: ${#modc[@]} C files, $nprint print, $nbad without pr_fmt befo
 
 # --- 3. sparse -----------------------------------------------------------------------------------------------
 command -v sparse >/dev/null || die "sparse not installed (run scripts/setup-host.sh, or apt-get install sparse)"
-# sparse_run NAME KDIR: sparse through Kbuild against KDIR, in a copy of the sources (build/lint/NAME).
+# sparse_run NAME KDIR [MAKE_ARGS...]: sparse through Kbuild against KDIR, in a copy of the sources
+# (build/lint/NAME).
 sparse_run() {
   local name=$1 kdir=$2 dest="$out/$1" slog="$out/$1-sparse.log" t0=$SECONDS findings nchecked serr swarn
+  shift 2
   copy_module_sources "$here" "$dest"
   log "lint: sparse through Kbuild (make C=2) against $kdir (log: $slog)"
   # MAKEFLAGS cleared: a silent parent (make -s) would hide the CHECK lines counted below.
-  if MAKEFLAGS='' make -C "$kdir" M="$dest" ARCH=x86 C=2 CHECK=sparse -j"$(nproc)" modules >"$slog" 2>&1; then
+  if MAKEFLAGS='' make -C "$kdir" M="$dest" ARCH=x86 C=2 CHECK=sparse "$@" -j"$(nproc)" modules >"$slog" 2>&1; then
     # path:line:col: warning|error: ..., and the indented lines sparse adds (expected/got types). Paths are
     # made canonical (a header is reached as module/../cxxcore/...) and findings in a header, reported once
     # per file that includes it, are shown once. Only tungro's files count (the copy in build/lint/NAME).
@@ -125,7 +127,9 @@ sparse_run() {
 }
 # The test kernel, whatever KERNEL= or TUNGRO_VARIANT= the caller set: its KUnit makes the suites part of
 # the build. Then Debian's 6.1, where module/compat/ stands in for the 6.12 interfaces (its other branches).
-sparse_run test-kernel "$(TUNGRO_VARIANT='' "$here/scripts/kernel.sh" x86_64)"
+# the test kernel's compiles through ccache (kbuild_ccache): sparse itself runs on every C file each time
+kbuild_ccache ""
+sparse_run test-kernel "$(TUNGRO_VARIANT='' "$here/scripts/kernel.sh" x86_64)" "${KBUILD_CCACHE[@]}"
 sparse_run debian-6.1 "$("$here/scripts/debian-kernel.sh" 6.1)"
 
 # --- 4. clang-tidy -------------------------------------------------------------------------------------------

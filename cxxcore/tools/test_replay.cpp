@@ -198,8 +198,10 @@ TEST(ReplayCaptures, PollOfOneFrameNeverMerges)
 }
 
 // Every capture, every dispatch and wrap, two poll sizes: nothing lost, nothing refused at completion (ASan/UBSan
-// watch the rest).
-TEST(ReplayCaptures, EveryCaptureEveryModeConservesSegments)
+// watch the rest). One instance per dispatch, so CTest's shards share the thousand replays.
+class EveryCapture : public ::testing::TestWithParam<Encap> {};
+
+TEST_P(EveryCapture, EveryModeConservesSegments)
 {
 	if (!fs::is_directory(TUNGRO_CAPTURES_DIR))
 		GTEST_SKIP() << "capture directory " << TUNGRO_CAPTURES_DIR << " not found";
@@ -209,24 +211,27 @@ TEST(ReplayCaptures, EveryCaptureEveryModeConservesSegments)
 		if (ext != ".pcap" && ext != ".pcapng")
 			continue;
 		files++;
-		for (Encap enc : {Encap::Auto, Encap::Ipip, Encap::Sit, Encap::Plain, Encap::Ip4ip6, Encap::Ip6ip6})
-			for (Wrap w : {Wrap::None, Wrap::Ipip, Wrap::Sit})
-				for (unsigned poll : {7u, 64u})
-					for (bool engine : {false, true}) {
-						Options o;
-						o.encap = enc;
-						o.wrap = w;
-						o.poll = poll;
-						o.engine = engine;
-						Result r;
-						std::string err;
-						ASSERT_TRUE(replay::run(e.path(), o, &r, &err)) << err;
-						SCOPED_TRACE(e.path().filename().string() + (engine ? " engine" : ""));
-						expect_conserved(r);
-					}
+		for (Wrap w : {Wrap::None, Wrap::Ipip, Wrap::Sit})
+			for (unsigned poll : {7u, 64u})
+				for (bool engine : {false, true}) {
+					Options o;
+					o.encap = GetParam();
+					o.wrap = w;
+					o.poll = poll;
+					o.engine = engine;
+					Result r;
+					std::string err;
+					ASSERT_TRUE(replay::run(e.path(), o, &r, &err)) << err;
+					SCOPED_TRACE(e.path().filename().string() + (engine ? " engine" : ""));
+					expect_conserved(r);
+				}
 	}
 	EXPECT_GT(files, 0u);
 }
+
+INSTANTIATE_TEST_SUITE_P(ReplayCaptures, EveryCapture,
+			 ::testing::Values(Encap::Auto, Encap::Ipip, Encap::Sit, Encap::Plain, Encap::Ip4ip6,
+					   Encap::Ip6ip6));
 
 namespace {
 

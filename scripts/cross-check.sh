@@ -90,8 +90,8 @@ for entry in "${matrix[@]}"; do
     copy="$work/$arch/src"
     copy_module_sources "$here" "$copy"
     log="$work/$arch.build.log"
-    # A prepared tree has no Module.symvers: modpost may only warn about the kernel symbols tungro uses.
     kbuild_ccache "$cross"
+    # A prepared tree has no Module.symvers: modpost may only warn about the kernel symbols tungro uses.
     if make -C "$tree" M="$copy" ARCH="$karch" CROSS_COMPILE="$cross" "${KBUILD_CCACHE[@]}" -j"$(nproc)" KBUILD_MODPOST_WARN=1 \
          "${extra_make[@]}" modules >"$log" 2>&1; then
       if grep -q "valid for C/ObjC but not for C++" "$log"; then

@@ -18,9 +18,15 @@ fuzz_trains_run() {
 host_ccache() {
   HOST_CMAKE_CACHE=()
   command -v ccache >/dev/null || return 0
+  ccache_env
   CCACHE_BASEDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-  export CCACHE_DIR="$(tungro_cache)/ccache" CCACHE_BASEDIR CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=2G
+  export CCACHE_BASEDIR
   HOST_CMAKE_CACHE=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+}
+
+# ccache_env: the cache shared by host_ccache and kbuild_ccache, beside the kernels.
+ccache_env() {
+  export CCACHE_DIR="$(tungro_cache)/ccache" CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=2G
 }
 
 # kbuild_ccache CROSS: the same cache for a Kbuild of tungro against a kernel tree configured here (the test
@@ -32,9 +38,9 @@ host_ccache() {
 # stay as a user's would run.
 kbuild_ccache() {
   KBUILD_CCACHE=()
-  host_ccache
   command -v ccache >/dev/null || return 0
-  unset CCACHE_BASEDIR
+  ccache_env
+  unset CCACHE_BASEDIR   # a host_ccache before it in the same script set one
   KBUILD_CCACHE=(CC="ccache ${1}gcc" TUNGRO_CXX="ccache ${1}g++")
 }
 

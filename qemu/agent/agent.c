@@ -230,14 +230,17 @@ static void test_tungro_stream(const struct scenario *sc, uint64_t bytes)
  * The ip6 tunnels (issue 9): one stream over the tunnel, cut into windows in which the kernel's GRO and tungro's
  * offloads take turns (interleave.c: separate streams under TCG differ by about 10% whatever the engine).
  * Byte-exact; tungro merges; and tungro is not worse than the kernel. The test of engine.c: the exact one-sided
- * Wilcoxon signed-rank test over the window pairs, p < IP6T_P_FAIL (with 16 pairs, 15 of them worse) on segments
- * per GRO packet, and the same on GRO packets per PSH mark where the pairs counted them.
+ * Wilcoxon signed-rank test over the window pairs, p < IP6T_P_FAIL (16 pairs: W+ <= 14 of 136) on segments per
+ * GRO packet, and the same on GRO packets per PSH mark where at least IP6T_MIN_PAIRS pairs counted them (with
+ * fewer, the first test alone).
  *
  * Why the second: where the sender puts PSH follows its ACK clock, which the receiver's timing moves. In make
  * test beside another guest on 2 cores (2026-12-07, 404b1ab), ip4ip6 measured 17.57 against 22.19 segments per
  * GRO packet with 15 of 16 pairs lower, 252 of tungro's 413 GRO packets ended by PSH. A packet socket counts the
  * PSH marks after GRO in both engines' windows (psh_counter_open): every PSH segment ends the packet it joins, so
- * GRO packets per PSH mark are the cuts the receiver adds. The check fails when both tests say worse.
+ * GRO packets per PSH mark are the cuts the receiver adds. The check fails when both tests say worse: a looser
+ * gate by design, since a receiver that slows its ACK clock may also make the sender push more; that cost is the
+ * CPU figures' to show (make demo, tungro_bench), not the coalescing check's.
  */
 /* per engine: 12 left too few pairs once on a loaded host (9 of 12 windows with IP6T_MIN_WIRE, 2026-12-06: the
  * receiver read a window's bytes from its socket buffer while the host starved the guest) */
@@ -258,7 +261,6 @@ static void test_ip6_tunnel(const struct scenario *sc, uint64_t bytes)
 	struct run_result r;
 	char name[64], err[200], reasons[128] = "-";
 	double d[IP6T_WINDOWS], c[IP6T_WINDOWS];
-	uint64_t psh[2] = { 0, 0 };
 	int pairs = 0, cpairs = 0;
 
 	out("# %s: one TCP stream, %d windows of %lu KiB per engine, the kernel's GRO and tungro's offloads alternating",
@@ -272,8 +274,6 @@ static void test_ip6_tunnel(const struct scenario *sc, uint64_t bytes)
 	      r.err);
 	for (int i = 0; i < eng[0].nw && i < eng[1].nw; i++) {
 		const struct il_window *k = &eng[0].w[i], *t = &eng[1].w[i];
-		psh[0] += k->psh;
-		psh[1] += t->psh;
 		out("# %s pair %d: kernel %" PRIu64 "/%" PRIu64 "/%" PRIu64 ", tungro %" PRIu64 "/%" PRIu64 "/%" PRIu64
 		    " (wire segments/GRO packets/PSH marks)", sc->name, i, k->wire, k->gro, k->psh, t->wire, t->gro,
 		    t->psh);
@@ -283,8 +283,9 @@ static void test_ip6_tunnel(const struct scenario *sc, uint64_t bytes)
 		if (k->psh && t->psh)
 			c[cpairs++] = (double)k->gro / (double)k->psh - (double)t->gro / (double)t->psh;
 	}
-	double k = ab_segs_per_gro(&eng[0]), t = ab_segs_per_gro(&eng[1]);
-	double p = wilcoxon_p_below(d, pairs), pc = cpairs >= IP6T_MIN_PAIRS ? wilcoxon_p_below(c, cpairs) : 0;
+	double k = ab_segs_per_gro(&eng[0]), t = ab_segs_per_gro(&eng[1]), p = wilcoxon_p_below(d, pairs);
+	char cuts[112];
+	double pc = cut_test_p(c, cpairs, IP6T_MIN_PAIRS, cuts, sizeof(cuts));
 	uint64_t merged = stats_get(&eng[1].tg, "merged");
 	if (eng[1].have_tg)
 		stats_top_reasons(&eng[1].tg, reasons, sizeof(reasons));
@@ -293,13 +294,13 @@ static void test_ip6_tunnel(const struct scenario *sc, uint64_t bytes)
 	      (p >= IP6T_P_FAIL || pc >= IP6T_P_FAIL),
 	      "tungro %.2f vs kernel %.2f segs/GRO packet (%" PRIu64 "/%" PRIu64 " vs %" PRIu64 "/%" PRIu64
 	      " wire segments/GRO packets, ratio %.3f) on one connection; paired test over %d window pairs: tungro worse"
-	      " with p = %.4f; GRO packets per PSH mark %.3f vs %.3f (%" PRIu64 " vs %" PRIu64 " PSH marks), worse with"
-	      " p = %.4f over %d pairs (fail when both below %.3g; need >= %d pairs, both > 1, tungro merged > 0);"
-	      " tungro debugfs seen %" PRIu64 " merged %" PRIu64 " passed %" PRIu64 ", flush %s",
-	      t, k, eng[1].wire, eng[1].gro, eng[0].wire, eng[0].gro, k > 0 ? t / k : 0, pairs, p,
-	      psh[1] ? (double)eng[1].gro / (double)psh[1] : 0, psh[0] ? (double)eng[0].gro / (double)psh[0] : 0,
-	      psh[1], psh[0], pc, cpairs, IP6T_P_FAIL, IP6T_MIN_PAIRS, stats_get(&eng[1].tg, "seen"), merged,
-	      stats_get(&eng[1].tg, "passed"), reasons);
+	      " with p = %.4f%s (fail below %.3g; need >= %d pairs, both > 1, tungro merged > 0); GRO packets per PSH"
+	      " mark %.3f vs %.3f (%" PRIu64 " vs %" PRIu64 " PSH marks); tungro debugfs seen %" PRIu64 " merged %"
+	      PRIu64 " passed %" PRIu64 ", flush %s",
+	      t, k, eng[1].wire, eng[1].gro, eng[0].wire, eng[0].gro, k > 0 ? t / k : 0, pairs, p, cuts, IP6T_P_FAIL,
+	      IP6T_MIN_PAIRS, eng[1].psh ? (double)eng[1].gro / (double)eng[1].psh : 0,
+	      eng[0].psh ? (double)eng[0].gro / (double)eng[0].psh : 0, eng[1].psh, eng[0].psh,
+	      stats_get(&eng[1].tg, "seen"), merged, stats_get(&eng[1].tg, "passed"), reasons);
 }
 
 /* insmod, an IPIP and a SIT stream through tungro's offloads, rmmod: 0, or -errno when the load or the unload

@@ -193,6 +193,7 @@ struct ab_counts {
 	int nw;
 	struct il_window w[IL_MAX_WINDOWS];
 	uint64_t wire, gro, bytes, usecs, softirq_ns;   /* eth0 rx_packets, GRO packets, bytes, time, softirq */
+	uint64_t psh;           /* PSH marks (il_spec.count_psh) */
 	struct stats tg;        /* tungro's debugfs delta summed over its windows (offloads: tungro/stats; engine:
 				 * tungro/eth0/stats) */
 	int have_tg;
@@ -383,6 +384,11 @@ void demo_udp_gro(void);   /* the demo's UDP_GRO receiver over IPIP, kernel GRO 
 double wilcoxon_p_below(const double *d, int n);
 /* Mean of x[0..n-1] and the half-width of its two-sided 95% Student t interval (0 when n < 2). */
 void mean_ci95(const double *x, int n, double *mean, double *half);
+/* The comparisons' second test, on cuts per PSH mark: c[0..n-1] per window pair, kernel minus tungro GRO packets
+ * per PSH mark (negative: tungro cut more per push). With min_pairs or more pairs, the Wilcoxon p of c (the check
+ * fails only when this and the segments-per-packet test are both below the threshold); with fewer, 0 (that test
+ * alone decides). desc says which, for the check's message. */
+double cut_test_p(const double *c, int n, int min_pairs, char *desc, size_t cap);
 
 /* ---- trace.c ---- */
 /* tungro's tracepoints through tracefs during an IPIP stream (offload) and a plain one on attached eth0 (engine),

@@ -7,7 +7,8 @@
  * so a drift over the run weighs on every engine alike and each switch is one step (insmod, attach, detach,
  * rmmod). Counters are sampled at each switch, once the new engine is in place: wire segments from eth0's
  * rx_packets (virtio-net counts before GRO), GRO packets from the tunnel device's rx_packets (one per outer GRO
- * packet, before gro_cells) or TCP's InSegs for plain TCP, softirq time from /proc/stat, and tungro's debugfs.
+ * packet, before gro_cells) or TCP's InSegs for plain TCP, softirq time from /proc/stat, tungro's debugfs, and
+ * where asked (il_spec.count_psh) the sender's PSH marks from a packet socket on eth0 (psh_counter_open).
  */
 #include "agent.h"
 
@@ -160,6 +161,7 @@ static void *il_main(void *arg)
 			c->bytes += w->bytes;
 			c->usecs += w->usecs;
 			c->softirq_ns += w->softirq_ns;
+			c->psh += w->psh;
 			if (kind != ENG_KERNEL)
 				il_add_stats(c, &s0, &s1);
 			a->done++;

@@ -267,6 +267,15 @@ out:
 
 /* ---- post-GRO packet count: AF_PACKET on eth0, classic BPF keeps the stream's packets only ---- */
 
+/* Points the conditional jumps of code[0..n-1] written with jt = jf = 0 ("go on, else fail") at the program's
+ * last instruction, its ret 0, when they fail. An unconditional jump (BPF_JA: its target is k) is left alone. */
+static void filter_fail_to_end(struct sock_filter *code, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (BPF_CLASS(code[i].code) == BPF_JMP && BPF_OP(code[i].code) != BPF_JA && !code[i].jt && !code[i].jf)
+			code[i].jf = (unsigned char)(n - 2 - i);
+}
+
 
 /* The filter's program for an IPv4 underlay: the stream's outer protocol from 198.18.0.2 to its underlay address. */
 static int filter_ip4(const struct scenario *sc, struct sock_filter *code)
@@ -314,9 +323,7 @@ static int filter_ip6(const struct scenario *sc, struct sock_filter *code)
 	code[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)sc->outer_proto, 0, 0);
 	code[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 64);
 	code[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 0);
-	for (int i = 0; i < n; i++)   /* the jumps to ret 0 */
-		if (BPF_CLASS(code[i].code) == BPF_JMP && !code[i].jt && !code[i].jf)
-			code[i].jf = (unsigned char)(n - 2 - i);
+	filter_fail_to_end(code, n);
 	return n;
 }
 
@@ -422,9 +429,7 @@ int psh_counter_open(const struct scenario *sc, char *err, size_t cap)
 	code[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 0x08, 0, 0);   /* PSH */
 	code[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 1);
 	code[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 0);
-	for (int i = 3; i < n; i++)   /* the conditional jumps to ret 0 */
-		if (BPF_CLASS(code[i].code) == BPF_JMP && BPF_OP(code[i].code) != BPF_JA && !code[i].jt && !code[i].jf)
-			code[i].jf = (unsigned char)(n - 2 - i);
+	filter_fail_to_end(code, n);
 	return packet_counter_bind(code, n, sc->outer_family, err, cap);
 }
 

@@ -11,6 +11,7 @@
 #include "agent.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,4 +86,15 @@ void mean_ci95(const double *x, int n, double *mean, double *half)
 	for (int i = 0; i < n; i++)
 		ss += (x[i] - *mean) * (x[i] - *mean);
 	*half = t975(n - 1) * sqrt(ss / (n - 1)) / sqrt((double)n);
+}
+
+double cut_test_p(const double *c, int n, int min_pairs, char *desc, size_t cap)
+{
+	if (n < min_pairs) {
+		snprintf(desc, cap, " (PSH marks counted in %d window pairs, under %d: that test alone)", n, min_pairs);
+		return 0;
+	}
+	double p = wilcoxon_p_below(c, n);
+	snprintf(desc, cap, ", and unless its GRO packets per PSH mark are worse too: p = %.4f over %d pairs", p, n);
+	return p;
 }

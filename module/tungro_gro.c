@@ -442,7 +442,6 @@ static void *tungro_rx_expect(void *ctx, const struct tgc_seg *seg, struct tgc_h
 		if (skb_transport_offset(p) < (int)off)
 			return NULL;
 		tcp_off = skb_transport_offset(p) - off;
-		inner = tungro_gro_inner_nhoff(p);
 		/* Another flow's packet (interleaved flows, no hash to tell them apart): the ports
 		 * differ, the full stage finds the flow's own. Compared here when the segment's
 		 * ports are in view already; the core compares them again, after growing the view.
@@ -451,6 +450,7 @@ static void *tungro_rx_expect(void *ctx, const struct tgc_seg *seg, struct tgc_h
 		    (tcp_off + 4 <= seg->hdr_len &&
 		     !tungro_eq4(seg->hdr + tcp_off, p->data + off + tcp_off)))
 			return NULL;
+		inner = tungro_gro_inner_nhoff(p);
 		if (!tungro_held_by_us(p, READ_ONCE(tungro_installed_at)) ||
 		    skb_cmp_decrypted(p, rx->skb) || inner < off || skb_gro_offset(p) < off)
 			return NULL;

@@ -22,6 +22,9 @@ namespace replay {
 enum class Encap { Auto, Ipip, Sit, Plain, Ip4ip6, Ip6ip6 };
 // --wrap: ipip wraps plain TCP/IPv4 packets in outer IPv4 protocol 4; sit wraps plain TCP/IPv6 in protocol 41.
 enum class Wrap { None, Ipip, Sit };
+// Their names on tungro-replay's command line and in its JSON, in enum order (index by static_cast<int>).
+inline constexpr const char *kEncapNames[] = {"auto", "ipip", "sit", "plain", "ip4ip6", "ip6ip6"};
+inline constexpr const char *kWrapNames[] = {"none", "ipip", "sit"};
 
 struct Options {
 	Encap encap = Encap::Auto;

@@ -223,19 +223,18 @@ TEST_P(EveryCapture, EveryModeConservesSegments)
 					std::string err;
 					ASSERT_TRUE(replay::run(e.path(), o, &r, &err)) << err;
 					SCOPED_TRACE(e.path().filename().string() + " wrap " +
-						     std::to_string(static_cast<int>(w)) + " poll " + std::to_string(poll) +
-						     (engine ? " engine" : " offloads"));
+						     replay::kWrapNames[static_cast<int>(w)] + " poll " +
+						     std::to_string(poll) + (engine ? " engine" : " offloads"));
 					expect_conserved(r);
 				}
 	}
 	EXPECT_GT(files, 0u);
 }
 
-// An instance is named as tungro-replay's --encap value (in Encap's order).
+// An instance is named as tungro-replay's --encap value.
 std::string encap_name(const ::testing::TestParamInfo<Encap> &info)
 {
-	static const char *const names[] = {"auto", "ipip", "sit", "plain", "ip4ip6", "ip6ip6"};
-	return names[static_cast<int>(info.param)];
+	return replay::kEncapNames[static_cast<int>(info.param)];
 }
 
 INSTANTIATE_TEST_SUITE_P(ReplayCaptures, EveryCapture,

@@ -13,9 +13,6 @@
 
 namespace {
 
-// --encap's words, in replay::Encap order.
-const char *const kEncaps[] = {"auto", "ipip", "sit", "plain", "ip4ip6", "ip6ip6"};
-
 const char *const kUsage =
 	"usage: tungro-replay [--poll N] [--encap auto|ipip|sit|plain|ip4ip6|ip6ip6] [--wrap ipip|sit] [--fix-ipv4-csum]\n"
 	"                     [--json]\n"
@@ -89,9 +86,9 @@ std::string json_stats(const replay::Stats &s)
 
 void print_json(const std::string &path, const replay::Options &opt, const replay::Result &res)
 {
-	static const char *const wraps[] = {"none", "ipip", "sit"};
 	std::printf("{\"file\": %s, \"poll\": %u, \"encap\": \"%s\", \"wrap\": \"%s\",\n", json_str(path).c_str(),
-		    opt.poll, kEncaps[static_cast<int>(opt.encap)], wraps[static_cast<int>(opt.wrap)]);
+		    opt.poll, replay::kEncapNames[static_cast<int>(opt.encap)],
+		    replay::kWrapNames[static_cast<int>(opt.wrap)]);
 	if (opt.engine)
 		std::printf(" \"engine\": {\"buckets\": %u, \"flows\": %u, \"evicted\": %llu},\n", opt.buckets, opt.flows,
 			    (unsigned long long)res.evicted);
@@ -187,10 +184,10 @@ int main(int argc, char **argv)
 			table_set = true;
 		} else if (a == "--encap") {
 			const std::string v = value();
-			const auto *e = std::find(std::begin(kEncaps), std::end(kEncaps), v);
-			if (e == std::end(kEncaps))
+			const auto *e = std::find(std::begin(replay::kEncapNames), std::end(replay::kEncapNames), v);
+			if (e == std::end(replay::kEncapNames))
 				usage_error("--encap wants auto, ipip, sit, plain, ip4ip6 or ip6ip6, not '" + v + "'");
-			opt.encap = static_cast<replay::Encap>(e - std::begin(kEncaps));
+			opt.encap = static_cast<replay::Encap>(e - std::begin(replay::kEncapNames));
 		} else if (a == "--wrap") {
 			const std::string v = value();
 			if (v == "ipip")

@@ -276,7 +276,6 @@ static void filter_fail_to_end(struct sock_filter *code, int n)
 			code[i].jf = (unsigned char)(n - 2 - i);
 }
 
-
 /* The filter's program for an IPv4 underlay: the stream's outer protocol from 198.18.0.2 to its underlay address. */
 static int filter_ip4(const struct scenario *sc, struct sock_filter *code)
 {

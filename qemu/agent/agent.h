@@ -347,6 +347,7 @@ struct tcp_pairs {
 	double retrans_d[TCP_PAIRS_MAX];   /* the same for the sender's RetransSegs */
 	double ofo_ds[TCP_PAIRS_MAX], retrans_ds[TCP_PAIRS_MAX];   /* the same per second */
 	int pairs;
+	int cycles;                     /* the cycles in the cycle windows */
 };
 /* counters and the receiver's bytes at a pair's edges: [0] cycles start, [1] cycles end = kernel start, [2] end */
 struct tcp_edges {
@@ -355,14 +356,15 @@ struct tcp_edges {
 	uint64_t us[3];
 };
 int tcp_edge(struct tcp_edges *e, int k, unsigned long progress);   /* edge k now: 0 or -errno */
-void tcp_pairs_add(struct tcp_pairs *p, const struct tcp_edges *e);  /* after edge 2; a stalled window: no pair */
+/* after edge 2, for a cycle window of @cycles cycles; a stalled window: no pair (its counts and cycles still add) */
+void tcp_pairs_add(struct tcp_pairs *p, const struct tcp_edges *e, int cycles);
 enum { TCP_PAIRS_NOT_WORSE, TCP_PAIRS_WORSE, TCP_PAIRS_TOO_FEW };
-#define TCP_PAIRS_GATE_RATIO 3.0   /* cycle windows' out of order per second at most this times the kernel's ... */
-/* ... taken as at least this many per second: Debian 6.1's kernel windows gave 1.1 (15 in 13 s), its cycle
- * windows 2.2, where a few more by chance would have made 3 times */
-#define TCP_PAIRS_GATE_FLOOR 3.0
-/* the TAG line (LOOPTCP, K06TCP): totals, rates, the p values (significant: per MiB and per second < p_fail);
- * the verdict: worse when the cycle windows' out of order per second exceed TCP_PAIRS_GATE_RATIO times the kernel's */
+/* out-of-order arrivals a cycle may add beyond the kernel windows' rate before the cycles can be worse (the gate's
+ * size; tcp_pairs_report() says why this number) */
+#define TCP_PAIRS_GATE_EXCESS 1.0
+/* the TAG line (LOOPTCP, K06TCP): totals, rates, the excess per cycle, the p values (significant: per MiB and per
+ * second < p_fail); the verdict: worse when the cycles add more than TCP_PAIRS_GATE_EXCESS out-of-order arrivals
+ * each beyond the kernel windows' rate per second and the out-of-order paired tests are significant */
 int tcp_pairs_report(const char *tag, const struct tcp_pairs *p, int min_pairs, double p_fail, int gated);
 
 /* ---- engine_irq.c ---- */

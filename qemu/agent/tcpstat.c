@@ -175,7 +175,7 @@ int tcp_edge(struct tcp_edges *e, int k, unsigned long progress)
 	return tcp_counters_read(e->t[k]);
 }
 
-void tcp_pairs_add(struct tcp_pairs *p, const struct tcp_edges *e)
+void tcp_pairs_add(struct tcp_pairs *p, const struct tcp_edges *e, int cycles)
 {
 	struct tcp_delta dc, dk;
 
@@ -189,6 +189,7 @@ void tcp_pairs_add(struct tcp_pairs *p, const struct tcp_edges *e)
 	p->ker_mib += mk;
 	p->cyc_s += sc;
 	p->ker_s += sk;
+	p->cycles += cycles;
 	/* a window in which the traffic stalled makes no pair */
 	if (mc >= 1.0 && mk >= 1.0 && sc > 0 && sk > 0 && p->pairs < TCP_PAIRS_MAX) {
 		p->ofo_d[p->pairs] = (double)dk.ofo / mk - (double)dc.ofo / mc;
@@ -199,14 +200,15 @@ void tcp_pairs_add(struct tcp_pairs *p, const struct tcp_edges *e)
 }
 
 /*
- * Two readings. The paired tests (Wilcoxon over the window pairs, per MiB and per second) are reported: both
- * below p_fail is "significant". The gate is the size: the cycle windows' out-of-order arrivals per second more
- * than TCP_PAIRS_GATE_RATIO times the kernel windows' (taken as at least TCP_PAIRS_GATE_FLOOR) fail. Why not the p values: the
- * environment's own reordering (the kernel windows: 0.17 to 1.77 per MiB between runs of one kernel) moves with
- * load, and idle runs measured the cycle windows significantly worse on both counts (p = 0.001: 16 against 9
- * per second) in 2 of 5, better in others (p = 0.58), with no poll moved by a detach; the excess is open
- * (README). The size gate still fails the bug the test was made for: a detach that passed frames up before the
- * device's GRO was back gave 284 to 689 out of order per 100 cycles, against 3 to 80 in the kernel's own runs.
+ * Worse takes both: the size, the cycles' out-of-order arrivals beyond the kernel windows' rate per second
+ * (cycle seconds times that rate) over TCP_PAIRS_GATE_EXCESS per cycle, and the paired tests over the window
+ * pairs (Wilcoxon, per MiB and per second) both below p_fail. Either alone failed CI on healthy code: the p
+ * values when idle runs measured the cycle windows significantly worse at 1.35 and 1.78 times the kernel's
+ * rate (2026-12-04); a size gate of 3 times the kernel's rate on 2026-12-07 (43 out of order in 4.7 s against 4
+ * in 7.5 s). Healthy runs added -0.47 to 0.67 a cycle (2026-12-04 and 07). The bug the test was made for (a
+ * detach that gave the device its GRO back after the rx_handler was gone, built again for the purpose) added
+ * 2.3 to 14.5 at p <= 0.0014, most in the detach phase, and 3.66 with the 1024-buffer rings (qemu/boot.sh); at
+ * 2.55 times the kernel's rate in one run, it passed the size gate of 3 times.
  */
 int tcp_pairs_report(const char *tag, const struct tcp_pairs *p, int min_pairs, double p_fail, int gated)
 {
@@ -215,21 +217,23 @@ int tcp_pairs_report(const char *tag, const struct tcp_pairs *p, int min_pairs, 
 	int significant = (po < p_fail && pos < p_fail) || (pr < p_fail && prs < p_fail);
 	double cyc_rate = p->cyc_s > 0 ? (double)p->cyc.ofo / p->cyc_s : 0.0;
 	double ker_rate = p->ker_s > 0 ? (double)p->ker.ofo / p->ker_s : 0.0;
-	double ratio = cyc_rate / (ker_rate > TCP_PAIRS_GATE_FLOOR ? ker_rate : TCP_PAIRS_GATE_FLOOR);
-	int verdict = p->pairs < min_pairs ? TCP_PAIRS_TOO_FEW : ratio > TCP_PAIRS_GATE_RATIO ? TCP_PAIRS_WORSE :
-		      TCP_PAIRS_NOT_WORSE;
+	double excess = p->cycles > 0 ? ((double)p->cyc.ofo - ker_rate * p->cyc_s) / p->cycles : 0.0;
+	int ofo_significant = po < p_fail && pos < p_fail;
+	int verdict = p->pairs < min_pairs ? TCP_PAIRS_TOO_FEW :
+		      excess > TCP_PAIRS_GATE_EXCESS && ofo_significant ? TCP_PAIRS_WORSE : TCP_PAIRS_NOT_WORSE;
 	static const char *const name[] = { "not-worse", "cycles-worse", "too-few-pairs" };
 
 	out("%s arch=%s kernel=%s pairs=%d cycles_worse_p=%.4f retrans_worse_p=%.4f per_s_cycles_worse_p=%.4f"
-	    " per_s_retrans_worse_p=%.4f significant=%s ofo_per_s=%.1f/%.1f ratio=%.2f verdict=%s receiver TCPOFOQueue"
-	    " %.2f per MiB in the cycle windows (%" PRIu64 " in %.0f MiB, %.1f s), %.2f in the kernel-GRO windows (%"
-	    PRIu64 " in %.0f MiB, %.1f s); D-SACKs %" PRIu64 " / %" PRIu64 ", sender retransmissions %" PRIu64 " / %"
-	    PRIu64 " (%.3f / %.3f per MiB; %s)", tag, uname_machine(), uname_release(), p->pairs, po, pr, pos, prs,
-	    significant ? "yes" : "no", cyc_rate, ker_rate, ratio, name[verdict],
+	    " per_s_retrans_worse_p=%.4f significant=%s ofo_per_s=%.1f/%.1f excess_per_cycle=%.2f verdict=%s"
+	    " receiver TCPOFOQueue %.2f per MiB in the cycle windows (%" PRIu64 " in %.0f MiB, %.1f s), %.2f in the"
+	    " kernel-GRO windows (%" PRIu64 " in %.0f MiB, %.1f s); D-SACKs %" PRIu64 " / %" PRIu64 ", sender"
+	    " retransmissions %" PRIu64 " / %" PRIu64 " (%.3f / %.3f per MiB; %s)", tag, uname_machine(),
+	    uname_release(), p->pairs, po, pr, pos, prs,
+	    significant ? "yes" : "no", cyc_rate, ker_rate, excess, name[verdict],
 	    p->cyc_mib > 0 ? (double)p->cyc.ofo / p->cyc_mib : 0.0, p->cyc.ofo, p->cyc_mib, p->cyc_s,
 	    p->ker_mib > 0 ? (double)p->ker.ofo / p->ker_mib : 0.0, p->ker.ofo, p->ker_mib, p->ker_s, p->cyc.dup,
 	    p->ker.dup, p->cyc.retrans, p->ker.retrans, p->cyc_mib > 0 ? (double)p->cyc.retrans / p->cyc_mib : 0.0,
 	    p->ker_mib > 0 ? (double)p->ker.retrans / p->ker_mib : 0.0,
-	    gated ? "gated: out of order per second over the ratio fails" : "reported, not gated: see README");
+	    gated ? "gated: an excess over the limit, significant, fails" : "reported, not gated: see README");
 	return verdict;
 }

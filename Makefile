@@ -18,7 +18,7 @@
 #   make soak             1000 insmod/rmmod and 1000 attach/detach cycles under traffic, TCP counters against the
 #                         kernel's GRO alone, kmemleak at the end (x86_64 kernel variant with kmemleak only)
 #   make test-full        make test + the KASAN guest checks + make test-kcsan + make soak + make fuzz +
-#                         m68k conformance + Debian's 6.12 and 6.1 guests (200 K06 cycles) + make test-install
+#                         make gate-proof + m68k conformance + Debian's 6.12 and 6.1 guests (200 K06 cycles) + make test-install
 #                         (by hand)
 #   make test-install     a fresh Debian 12 machine in QEMU (its own 6.1 kernel and headers): git clone, make,
 #                         make install, modprobe, make dkms-install, as a new user does (image cached)
@@ -28,6 +28,8 @@
 #   make kunit            only the KUnit suites in QEMU for ARCH (parsed with the kernel's kunit.py parse)
 #   make bench            per-segment cost of the core vs DPDK librte_gro (Google Benchmark, callgrind)
 #   make cross-check      tungro.ko for 9 arches against modules_prepare'd trees, and the layout negative proof
+#   make gate-proof       the engine loop's reordering gate fails on tungro.ko built with the detach-order bug
+#                         (in make test-full)
 #   make kernel           only build (or reuse) the cached test kernel for ARCH
 #   make clean
 #
@@ -77,7 +79,7 @@ RUNNING_KDIR := /lib/modules/$(shell uname -r)/build
 BUILD_KDIR = $(or $(KDIR),$(RUNNING_KDIR))
 
 .PHONY: all module module-test install dkms-install dkms-remove dkms-test setup kernel host-test lint guest-demo guest-test demo test cross-check kunit \
-	bench conform guest-conform test-debug test-kcsan test-full test-install fuzz soak clean
+	bench conform guest-conform test-debug test-kcsan test-full test-install fuzz soak gate-proof clean
 
 all: module
 
@@ -197,6 +199,11 @@ soak: setup
 	@TUNGRO_VARIANT=soak TUNGRO_CYCLES=$(SOAK_CYCLES) TUNGRO_LOOP_CYCLES=$(SOAK_LOOP_CYCLES) \
 		$(TOP)/scripts/guest.sh x86_64 soak $(TEST_MIB)
 
+# Negative proof of check engine_loop_tcp: the x86_64 engine checks on a tungro.ko built with the bug it was made
+# for (scripts/gate-proof.sh); passes only if that check fails there.
+gate-proof: setup
+	@$(TOP)/scripts/gate-proof.sh
+
 # KUnit suites in QEMU, parsed by the kernel's kunit.py parse.
 kunit: setup
 	@$(TOP)/scripts/kunit.sh $(ARCH)
@@ -219,7 +226,7 @@ fuzz: setup
 # By hand, and reported: everything of make test, the guest checks on Debian's 6.1 and 6.12 kernels with 200 K06
 # cycles (make test runs 50 on every kernel), on the KASAN kernel, make test-kcsan, make soak,
 # make fuzz, and the fresh-machine install check.
-test-full: test test-kcsan soak fuzz
+test-full: test test-kcsan soak fuzz gate-proof
 	@$(TOP)/scripts/guest.sh m68k conform 0
 	@TUNGRO_KERNEL=debian-6.1 TUNGRO_CYCLES=200 $(TOP)/scripts/guest.sh x86_64 test $(TEST_MIB)
 	@TUNGRO_KERNEL=debian TUNGRO_CYCLES=200 $(TOP)/scripts/guest.sh x86_64 test $(TEST_MIB)

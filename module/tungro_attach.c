@@ -56,6 +56,11 @@ module_param(ipv4_options, bool, 0444);
 MODULE_PARM_DESC(ipv4_options,
 		 "engine merges IPv4 headers with options (IHL > 5) when the options are byte-identical and none is of the deny-list (source route, record route, timestamp, router alert, security, CIPSO, ...); 0: never, as 6.12's GRO (the offload path never does): 0 or 1 (default 1)");
 
+/* 1 only in scripts/gate-proof.sh's build: the detach-order bug on purpose (tungro_detach()) */
+#ifndef TUNGRO_PROOF_LATE_GRO
+#define TUNGRO_PROOF_LATE_GRO 0
+#endif
+
 /* How long a detach waits for the queues to drain before it unhooks anyway. */
 #define TUNGRO_DRAIN_MS 1000
 
@@ -265,7 +270,21 @@ static void tungro_gro_off(struct tungro_dev *td)
 	}
 }
 
-/* Unhooks and frees @td. @gone: the device is being unregistered (no wait, no feature change). */
+/* Gives the device its GRO back, if it had it before the attach. Under rtnl. */
+static void tungro_gro_back(struct tungro_dev *td)
+{
+	if (td->gro_was_wanted) {
+		td->dev->wanted_features |= NETIF_F_GRO;
+		netdev_update_features(td->dev);
+	}
+}
+
+/*
+ * Unhooks and frees @td. @gone: the device is being unregistered (no wait, no feature change).
+ * Built with TUNGRO_PROOF_LATE_GRO (scripts/gate-proof.sh alone), it gives the device its GRO back
+ * after the rx_handler is gone: the order explained below, on purpose, so that the guest check
+ * engine_loop_tcp can be seen to fail on it.
+ */
 static void tungro_detach(struct tungro_dev *td, bool gone)
 {
 	struct net_device *dev = td->dev;
@@ -286,10 +305,8 @@ static void tungro_detach(struct tungro_dev *td, bool gone)
 		 * 100-cycle attach/detach guest check counted 340-590 TCPOFOQueue against 0-80
 		 * for the kernel's GRO alone, and 2-20 with GRO back first.
 		 */
-		if (td->gro_was_wanted) {
-			dev->wanted_features |= NETIF_F_GRO;
-			netdev_update_features(dev);
-		}
+		if (!TUNGRO_PROOF_LATE_GRO)
+			tungro_gro_back(td);
 		/*
 		 * Then drain with the rx_handler still in place: it keeps queueing while anything
 		 * is queued or held and passes frames directly once nothing is, so no later frame
@@ -308,6 +325,8 @@ static void tungro_detach(struct tungro_dev *td, bool gone)
 	}
 	/* synchronize_net() inside: no rx_handler runs after this */
 	netdev_rx_handler_unregister(dev);
+	if (TUNGRO_PROOF_LATE_GRO && !gone)
+		tungro_gro_back(td);
 	for (i = 0; i < td->nq; i++)
 		tungro_rxq_stop(&td->rxq[i], gone, &tungro_detach_left, &tungro_detach_left);
 	/* Every skb the rx_handler took was delivered or freed by now. */
@@ -512,6 +531,8 @@ int tungro_attach_init(void)
 	char *list, *cur, *name;
 	int err;
 
+	if (TUNGRO_PROOF_LATE_GRO)
+		pr_warn("built with TUNGRO_PROOF_LATE_GRO: detaches reorder on purpose (scripts/gate-proof.sh)\n");
 	if (!tgc_engine_size(buckets, flows)) {
 		pr_err("buckets=%u flows=%u: buckets a power of two 1..256, flows 1..256\n",
 		       buckets, flows);

@@ -3,12 +3,14 @@
 # C++ object checks; prints the directory holding the .ko files. Used by the guest runs, so a run never depends
 # on (or leaves) objects of another arch in the checkout.
 # TUNGRO_KERNEL=debian (6.12) or debian-6.1 builds against Debian's own kernel instead (scripts/debian-kernel.sh),
-# in build/x86_64-debian[-6.1]/src; TUNGRO_VARIANT=debug against the debug test kernel, in build/x86_64-debug/src.
+# in build/x86_64-debian[-6.1]/src; TUNGRO_VARIANT=debug against the debug test kernel, in build/x86_64-debug/src;
+# TUNGRO_PROOF=late-gro with the detach-order bug (scripts/gate-proof.sh), in build/ARCH-proof-late-gro/src.
 # usage: scripts/build-module.sh ARCH
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/scripts/lib.sh"
 arch=${1:?usage: scripts/build-module.sh ARCH}
+proof_suffix >/dev/null   # TUNGRO_PROOF checked here: a die inside a command substitution would not stop us
 kdir=$(kernel_tree "$arch")
 tag=$(build_tag "$arch")
 dest="$here/build/$tag/src"
@@ -20,9 +22,11 @@ copy_module_sources "$here" "$dest"
 cross=$(cross_of "$arch")
 KBUILD_CCACHE=()
 [ "$(tungro_kernel)" != tungro ] || kbuild_ccache "$cross"
+proof=()
+[ -z "$(proof_suffix)" ] || proof=(TUNGRO_PROOF_LATE_GRO=1)
 logf="$here/build/$tag/module.log"
-if ! make -C "$kdir" M="$dest" ARCH="$(karch_of "$arch")" CROSS_COMPILE="$cross" "${KBUILD_CCACHE[@]}" -j"$(nproc)" \
-     modules >"$logf" 2>&1; then
+if ! make -C "$kdir" M="$dest" ARCH="$(karch_of "$arch")" CROSS_COMPILE="$cross" "${KBUILD_CCACHE[@]}" "${proof[@]}" \
+     -j"$(nproc)" modules >"$logf" 2>&1; then
   tail -30 "$logf" >&2; die "tungro.ko build for $arch failed"
 fi
 ! grep -q "valid for C/ObjC but not for C++" "$logf" || die "a kernel C-only flag reached g++ ($arch)"

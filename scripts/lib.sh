@@ -136,10 +136,21 @@ build_tag() {
     [ "$1" = x86_64 ] || die "TUNGRO_KERNEL=$k: Debian's amd64 kernel is x86_64 only, not $1"
     [ -z "${TUNGRO_VARIANT:-}" ] ||
       die "TUNGRO_VARIANT=$TUNGRO_VARIANT is a test kernel variant, not for TUNGRO_KERNEL=$k"
+    [ -z "${TUNGRO_PROOF:-}" ] || die "TUNGRO_PROOF=$TUNGRO_PROOF builds for the test kernels, not for TUNGRO_KERNEL=$k"
     echo "$1-$k"
   else
-    echo "$1${TUNGRO_VARIANT:+-$TUNGRO_VARIANT}"
+    echo "$1${TUNGRO_VARIANT:+-$TUNGRO_VARIANT}$(proof_suffix)"
   fi
+}
+
+# TUNGRO_PROOF=late-gro (scripts/gate-proof.sh): tungro.ko built with the detach-order bug, in a build directory
+# of its own; prints the build tag's suffix, or nothing
+proof_suffix() {
+  case "${TUNGRO_PROOF:-}" in
+    "") ;;
+    late-gro) echo -proof-late-gro ;;
+    *) die "unknown TUNGRO_PROOF '$TUNGRO_PROOF' (late-gro, or unset)" ;;
+  esac
 }
 
 # Kernel tree tungro.ko builds against (KDIR) for ARCH, built or fetched on first use: kernel_tree ARCH

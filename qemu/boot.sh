@@ -33,9 +33,9 @@ cmdline="panic_on_warn=$pow oops=panic panic=-1 log_buf_len=8M tungro.deadline=$
 # Two NICs on one QEMU hub and nothing else: guest traffic never leaves QEMU. Their receive rings hold 1024 buffers,
 # not 256: a frame that finds the ring empty waits in QEMU's queue for the NIC, and QEMU 7.2's net/queue.c hands
 # the next frame to the NIC directly once the guest has refilled the ring, ahead of the waiting ones. That
-# reordering, QEMU's and not the guest's, set the TCP checks' baseline: with 256 the kernel's GRO alone measured 50
-# to 300 out-of-order arrivals per second in some windows of one stream; with 1024 most windows measure none
-# (2026-12-07, README's engine loop).
+# reordering, QEMU's and not the guest's, sets the TCP checks' baseline: with 256 the kernel's GRO alone measured 43
+# to 128 out-of-order arrivals in the engine comparison's windows of a run (up to 300 a second), with 1024 1 to 41
+# (2026-12-07, README's engine loop). Rarer, not gone: a ring still runs dry while the receiving vCPU stalls.
 rxq=rx_queue_size=1024
 common=(-nodefaults -display none -no-reboot -accel tcg
   -kernel "$kernel" -initrd "$initramfs"

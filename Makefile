@@ -18,8 +18,8 @@
 #   make soak             1000 insmod/rmmod and 1000 attach/detach cycles under traffic, TCP counters against the
 #                         kernel's GRO alone, kmemleak at the end (x86_64 kernel variant with kmemleak only)
 #   make test-full        make test + the KASAN guest checks + make test-kcsan + make soak + make fuzz +
-#                         make gate-proof + m68k conformance + Debian's 6.12 and 6.1 guests (200 K06 cycles) + make test-install
-#                         (by hand)
+#                         make gate-proof + m68k conformance + Debian's 6.12 and 6.1 guests (200 K06 cycles) +
+#                         make test-install (by hand)
 #   make test-install     a fresh Debian 12 machine in QEMU (its own 6.1 kernel and headers): git clone, make,
 #                         make install, modprobe, make dkms-install, as a new user does (image cached)
 #   make fuzz             30 minutes of libFuzzer on the core's three harnesses (10M executions each), coverage
@@ -225,7 +225,7 @@ fuzz: setup
 
 # By hand, and reported: everything of make test, the guest checks on Debian's 6.1 and 6.12 kernels with 200 K06
 # cycles (make test runs 50 on every kernel), on the KASAN kernel, make test-kcsan, make soak,
-# make fuzz, and the fresh-machine install check.
+# make fuzz, make gate-proof, and the fresh-machine install check.
 test-full: test test-kcsan soak fuzz gate-proof
 	@$(TOP)/scripts/guest.sh m68k conform 0
 	@TUNGRO_KERNEL=debian-6.1 TUNGRO_CYCLES=200 $(TOP)/scripts/guest.sh x86_64 test $(TEST_MIB)

@@ -10,7 +10,6 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/scripts/lib.sh"
 arch=${1:?usage: scripts/build-module.sh ARCH}
-proof_suffix >/dev/null   # TUNGRO_PROOF checked here: a die inside a command substitution would not stop us
 kdir=$(kernel_tree "$arch")
 tag=$(build_tag "$arch")
 dest="$here/build/$tag/src"
@@ -23,7 +22,7 @@ cross=$(cross_of "$arch")
 KBUILD_CCACHE=()
 [ "$(tungro_kernel)" != tungro ] || kbuild_ccache "$cross"
 proof=()
-[ -z "$(proof_suffix)" ] || proof=(TUNGRO_PROOF_LATE_GRO=1)
+[ "${TUNGRO_PROOF:-}" != late-gro ] || proof=(TUNGRO_PROOF_LATE_GRO=1)
 logf="$here/build/$tag/module.log"
 if ! make -C "$kdir" M="$dest" ARCH="$(karch_of "$arch")" CROSS_COMPILE="$cross" "${KBUILD_CCACHE[@]}" "${proof[@]}" \
      -j"$(nproc)" modules >"$logf" 2>&1; then

@@ -11,19 +11,23 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/scripts/lib.sh"
 [ $# -eq 0 ] || die "usage: scripts/gate-proof.sh"
 
+# The x86_64 test kernel as make test boots it: the sanitizer variants report that check without gating it.
+unset TUNGRO_VARIANT TUNGRO_KERNEL
 export TUNGRO_PROOF=late-gro TUNGRO_ONLY=engine
 out="$here/build/$(build_tag x86_64)/guest-test"
-results="$out/results.txt"
+results="$out/results.txt" proof_log="$here/build/gate-proof.log"
+mkdir -p "$here/build"
 rm -f "$results"   # a verdict from this boot only
 log "gate proof: the engine checks on a tungro.ko built with the detach-order bug (TUNGRO_PROOF_LATE_GRO)"
-if "$here/scripts/guest.sh" x86_64 test 0 >"$here/build/gate-proof.log" 2>&1; then
-  die "gate proof FAILED: every engine check passed with the detach-order bug (log: $here/build/gate-proof.log)"
+if "$here/scripts/guest.sh" x86_64 test 0 >"$proof_log" 2>&1; then
+  die "gate proof FAILED: every engine check passed with the detach-order bug (log: $proof_log)"
 fi
-[ -f "$results" ] || die "gate proof: no results at $results (log: $here/build/gate-proof.log)"
+[ -f "$results" ] || die "gate proof: no results at $results (log: $proof_log)"
 grep -E '^(LOOPTCP|LOOPPHASES) ' "$results" || true
-if ! grep -q '^CHECK engine_loop_tcp FAIL' "$results"; then
+# The gate's own verdict: a loop that failed for too few window pairs proves nothing about it.
+if ! grep -q '^CHECK engine_loop_tcp FAIL .*CYCLES WORSE' "$results"; then
   grep '^CHECK .* FAIL' "$results" >&2 || true
-  die "gate proof FAILED: the guest failed, but not on engine_loop_tcp (log: $here/build/gate-proof.log)"
+  die "gate proof FAILED: the guest failed, but not on engine_loop_tcp's gate (log: $proof_log)"
 fi
-others=$(grep -c '^CHECK .* FAIL' "$results")
-log "gate proof passed: engine_loop_tcp failed on the detach-order bug ($others failed check(s) in all)"
+failed=$(grep -c '^CHECK .* FAIL' "$results")
+log "gate proof passed: engine_loop_tcp found the cycles worse with the detach-order bug ($failed failed check(s) in all)"

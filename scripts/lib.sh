@@ -129,9 +129,12 @@ debian_series() {
 }
 
 # Name of ARCH's output directory under build/: x86_64, x86_64-debug (TUNGRO_VARIANT), x86_64-debian,
-# x86_64-debian-6.1.
+# x86_64-debian-6.1, x86_64-proof-late-gro (TUNGRO_PROOF). A bad setting stops the caller (the || exit: a die
+# inside a command substitution would only end that subshell).
 build_tag() {
-  local k; k=$(tungro_kernel)
+  local k p
+  k=$(tungro_kernel) || exit 1
+  p=$(proof_suffix) || exit 1
   if [ "$k" != tungro ]; then
     [ "$1" = x86_64 ] || die "TUNGRO_KERNEL=$k: Debian's amd64 kernel is x86_64 only, not $1"
     [ -z "${TUNGRO_VARIANT:-}" ] ||
@@ -139,7 +142,7 @@ build_tag() {
     [ -z "${TUNGRO_PROOF:-}" ] || die "TUNGRO_PROOF=$TUNGRO_PROOF builds for the test kernels, not for TUNGRO_KERNEL=$k"
     echo "$1-$k"
   else
-    echo "$1${TUNGRO_VARIANT:+-$TUNGRO_VARIANT}$(proof_suffix)"
+    echo "$1${TUNGRO_VARIANT:+-$TUNGRO_VARIANT}$p"
   fi
 }
 

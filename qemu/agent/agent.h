@@ -359,12 +359,14 @@ int tcp_edge(struct tcp_edges *e, int k, unsigned long progress);   /* edge k no
 /* after edge 2, for a cycle window of @cycles cycles; a stalled window: no pair (its counts and cycles still add) */
 void tcp_pairs_add(struct tcp_pairs *p, const struct tcp_edges *e, int cycles);
 enum { TCP_PAIRS_NOT_WORSE, TCP_PAIRS_WORSE, TCP_PAIRS_TOO_FEW };
-/* out-of-order arrivals a cycle may add beyond the kernel windows' rate before the cycles can be worse (the gate's
- * size; tcp_pairs_report() says why this number) */
+/* The gate's size (tcp_pairs_report() says why these numbers): the cycle windows may reorder at this many times
+ * the kernel windows' rate per second, ... */
+#define TCP_PAIRS_GATE_RATE 1.5
+/* ... plus this many out-of-order arrivals a cycle */
 #define TCP_PAIRS_GATE_EXCESS 1.0
-/* the TAG line (LOOPTCP, K06TCP): totals, rates, the excess per cycle, the p values (significant: per MiB and per
- * second < p_fail); the verdict: worse when the cycles add more than TCP_PAIRS_GATE_EXCESS out-of-order arrivals
- * each beyond the kernel windows' rate per second and the out-of-order paired tests are significant */
+/* the TAG line (LOOPTCP, K06TCP): totals, rates, the excess per cycle beyond TCP_PAIRS_GATE_RATE times the kernel
+ * windows' rate, the p values (significant: the out-of-order tests per MiB and per second both < p_fail); the
+ * verdict: worse when that excess is over TCP_PAIRS_GATE_EXCESS and the tests are significant */
 int tcp_pairs_report(const char *tag, const struct tcp_pairs *p, int min_pairs, double p_fail, int gated);
 
 /* ---- engine_irq.c ---- */

@@ -438,6 +438,8 @@ static void *cycler_main(void *arg)
 		if (cycler_wait(c, 5))
 			goto out;
 	if (c->mode == 0) {
+		const int per_window = c->cycles / LOOP_WINDOWS;
+
 		for (int w = 0; w < LOOP_WINDOWS; w++) {
 			struct tcp_edges e;
 
@@ -446,7 +448,7 @@ static void *cycler_main(void *arg)
 				goto out;
 			}
 			uint64_t w0 = now_us();
-			for (int k = 0; k < c->cycles / LOOP_WINDOWS; k++)
+			for (int k = 0; k < per_window; k++)
 				if (loop_cycle(c))
 					goto out;
 			uint64_t len_ms = (now_us() - w0) / 1000;
@@ -458,7 +460,7 @@ static void *cycler_main(void *arg)
 				snprintf(c->err, sizeof(c->err), "TCP counters: %s", strerror(-rc));
 				goto out;
 			}
-			tcp_pairs_add(&c->tp, &e, c->cycles / LOOP_WINDOWS);
+			tcp_pairs_add(&c->tp, &e, per_window);
 		}
 	} else if (c->mode == 3) {
 		/* found held at 2 to 29 attaches of 40 in runs (m68k fewest): cycles go on until one has, as E05's */
@@ -577,10 +579,11 @@ static void engine_loop(const struct scenario *sc, uint64_t bytes, int cycles)
 	else
 		check("engine_loop_tcp", tv == TCP_PAIRS_NOT_WORSE, "receiver's TCPOFOQueue and sender's retransmissions over"
 		      " %d pairs of windows (cycles, then the kernel's GRO alone as long): %s (worse: over %.1f out of order"
-		      " a cycle beyond the kernel windows' rate, paired tests p < %.3g on both; >= %d pairs; out of order %"
+		      " a cycle beyond %.1f times the kernel windows' rate, paired tests p < %.3g on both; >= %d pairs; out"
+		      " of order %"
 		      PRIu64 " in %.0f MiB, %.1f s against %" PRIu64 " in %.0f MiB, %.1f s)", c.tp.pairs,
 		      tv == TCP_PAIRS_NOT_WORSE ? "not worse" : tv == TCP_PAIRS_WORSE ? "CYCLES WORSE" : "TOO FEW PAIRS",
-		      TCP_PAIRS_GATE_EXCESS, ENGINE_P_FAIL, LOOP_WINDOWS / 2,
+		      TCP_PAIRS_GATE_EXCESS, TCP_PAIRS_GATE_RATE, ENGINE_P_FAIL, LOOP_WINDOWS / 2,
 		      c.tp.cyc.ofo, c.tp.cyc_mib, c.tp.cyc_s, c.tp.ker.ofo, c.tp.ker_mib, c.tp.ker_s);
 	out("LOOPPHASES arch=%s kernel=%s receiver out of order in the cycles' phases: attach %" PRIu64 ", attached %"
 	    PRIu64 ", detach and after %" PRIu64 " (reported)", uname_machine(), uname_release(), c.ofo_phase[0],

@@ -30,7 +30,7 @@
 #define K06_SLOW 5
 #define K06_CYCLE_S 3           /* per cycle on top of a stream's usual timeout */
 #define K06_SLOW_CYCLE_S 30     /* the same on a lockdep kernel: cycles measured 5 to 15 s there */
-#define K06_P_FAIL 0.002        /* soak: below it, the paired tests call the cycle windows significantly worse (reported) */
+#define K06_P_FAIL 0.002        /* soak: below it, the paired tests call the cycle windows significantly worse */
 #define K06_LEGS 3              /* TCP in IPIP and SIT; the soak adds plain TCP */
 
 /* Loads and unloads tungro while traffic runs; stops early if *abort (the traffic ended). */
@@ -319,10 +319,10 @@ stop:
 		int v = tcp_pairs_report("K06TCP", &tp, K06_PAIRS / 2, K06_P_FAIL, 1);
 		check("K06_tcp_counters", v == TCP_PAIRS_NOT_WORSE,
 		      "K06 receiver's TCPOFOQueue and sender's retransmissions per MiB over %d pairs of windows (cycles,"
-		      " then tungro unloaded as long): %s (worse: over %.1f out of order a cycle beyond the"
-		      " unloaded windows' rate, paired tests p < %.3g on both; >= %d pairs)",
+		      " then tungro unloaded as long): %s (worse: over %.1f out of order a cycle beyond %.1f times"
+		      " the unloaded windows' rate, paired tests p < %.3g on both; >= %d pairs)",
 		      tp.pairs, v == TCP_PAIRS_NOT_WORSE ? "not worse" : v == TCP_PAIRS_WORSE ? "CYCLES WORSE" :
-		      "TOO FEW PAIRS", TCP_PAIRS_GATE_EXCESS, K06_P_FAIL, K06_PAIRS / 2);
+		      "TOO FEW PAIRS", TCP_PAIRS_GATE_EXCESS, TCP_PAIRS_GATE_RATE, K06_P_FAIL, K06_PAIRS / 2);
 	}
 
 	/* Which part of a cycle the receiver's reordering comes from, against the windows without tungro (soak). The

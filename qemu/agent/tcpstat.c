@@ -200,27 +200,31 @@ void tcp_pairs_add(struct tcp_pairs *p, const struct tcp_edges *e, int cycles)
 }
 
 /*
- * Worse takes both: the size, the cycles' out-of-order arrivals beyond the kernel windows' rate per second
- * (cycle seconds times that rate) over TCP_PAIRS_GATE_EXCESS per cycle, and the paired tests over the window
- * pairs (Wilcoxon, per MiB and per second) both below p_fail. Either alone failed CI on healthy code: the p
- * values when idle runs measured the cycle windows significantly worse at 1.35 and 1.78 times the kernel's
- * rate (2026-12-04); a size gate of 3 times the kernel's rate on 2026-12-07 (43 out of order in 4.7 s against 4
- * in 7.5 s). Healthy runs added -0.47 to 0.67 a cycle (2026-12-04 and 07). The bug the test was made for (a
- * detach that gave the device its GRO back after the rx_handler was gone, built again for the purpose) added
- * 2.3 to 14.5 at p <= 0.0014, most in the detach phase, and 3.66 with the 1024-buffer rings (qemu/boot.sh); at
- * 2.55 times the kernel's rate in one run, it passed the size gate of 3 times.
+ * Worse takes both. The size: the cycle windows' out-of-order arrivals beyond TCP_PAIRS_GATE_RATE times the
+ * kernel windows' rate per second (times the cycle seconds), over TCP_PAIRS_GATE_EXCESS per cycle. And the
+ * paired tests over the window pairs (Wilcoxon, per MiB and per second), both below p_fail. Either alone
+ * failed CI on healthy code: the p values when idle runs measured the cycle windows significantly worse at
+ * 1.35 and 1.76 times the kernel's rate (2026-12-04); the size gate that followed (3 times the kernel's rate,
+ * taken as at least 3 a second) on 2026-12-07, at 43 out of order in 4.7 s against 4 in 7.5 s. The bug the
+ * test was made for (a detach that gave the device its GRO back after the rx_handler was gone: make
+ * gate-proof) read 1.54 to 12.6 a cycle by this measure at p <= 0.0014 with 256-buffer rings, 2.41 to 7.28 with
+ * 1024 (qemu/boot.sh), most in the detach phase; healthy runs 0.65 at most. The rate's slack is for the soak's
+ * K06, whose cycles (insmod, a loaded window, rmmod: half a second, three streams) stall the guest: one soak
+ * read 56.5 out of order a second in its cycle windows against 50.4 in the unloaded ones, 2.75 a cycle above
+ * the unloaded rate. That bug's own kernel windows caught its spill-over: 2.55 times the kernel's rate in one
+ * run, which the 3-times gate passed.
  */
 int tcp_pairs_report(const char *tag, const struct tcp_pairs *p, int min_pairs, double p_fail, int gated)
 {
 	double po = wilcoxon_p_below(p->ofo_d, p->pairs), pr = wilcoxon_p_below(p->retrans_d, p->pairs);
 	double pos = wilcoxon_p_below(p->ofo_ds, p->pairs), prs = wilcoxon_p_below(p->retrans_ds, p->pairs);
-	int significant = (po < p_fail && pos < p_fail) || (pr < p_fail && prs < p_fail);
+	int significant = po < p_fail && pos < p_fail;   /* the out-of-order tests: the gate's */
 	double cyc_rate = p->cyc_s > 0 ? (double)p->cyc.ofo / p->cyc_s : 0.0;
 	double ker_rate = p->ker_s > 0 ? (double)p->ker.ofo / p->ker_s : 0.0;
-	double excess = p->cycles > 0 ? ((double)p->cyc.ofo - ker_rate * p->cyc_s) / p->cycles : 0.0;
-	int ofo_significant = po < p_fail && pos < p_fail;
+	double allowed = TCP_PAIRS_GATE_RATE * ker_rate * p->cyc_s;
+	double excess = p->cycles > 0 ? ((double)p->cyc.ofo - allowed) / p->cycles : 0.0;
 	int verdict = p->pairs < min_pairs ? TCP_PAIRS_TOO_FEW :
-		      excess > TCP_PAIRS_GATE_EXCESS && ofo_significant ? TCP_PAIRS_WORSE : TCP_PAIRS_NOT_WORSE;
+		      excess > TCP_PAIRS_GATE_EXCESS && significant ? TCP_PAIRS_WORSE : TCP_PAIRS_NOT_WORSE;
 	static const char *const name[] = { "not-worse", "cycles-worse", "too-few-pairs" };
 
 	out("%s arch=%s kernel=%s pairs=%d cycles_worse_p=%.4f retrans_worse_p=%.4f per_s_cycles_worse_p=%.4f"

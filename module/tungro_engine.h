@@ -15,6 +15,7 @@
 #include <linux/skbuff.h>
 #include <linux/smp.h>
 #include <linux/u64_stats_sync.h>
+#include <net/udp.h>
 
 #include "../cxxcore/include/tungro_core.h"
 
@@ -91,8 +92,42 @@ void tungro_napi_schedule_on(struct napi_struct *napi, int cpu);
 void tungro_rxq_stop(struct tungro_rxq *q, bool direct, u64 *held, u64 *queued);
 void tungro_rxq_free(struct tungro_rxq *q);
 int tungro_engine_show(struct seq_file *m, struct tungro_dev *td);
+
 /* tungro_udp.c: the engine's UDP GRO question (6.12's udp_gro_receive), answered for the core */
-bool tungro_udp_gro_possible(const struct net_device *dev);
-u32 tungro_udp_gro_in(struct sk_buff *skb, const struct tgc_seg *seg);
+u32 tungro_udp_gro_lookup(struct sk_buff *skb, const struct tgc_seg *seg);
+
+/* Device features that let 6.12 merge UDP with no UDP_GRO socket (udp_gro_receive). */
+#define TUNGRO_UDP_DEV_FEATURES (NETIF_F_GRO_UDP_FWD | NETIF_F_GRO_FRAGLIST)
+
+/**
+ * tungro_udp_gro_possible() - whether any UDP datagram on @dev may be merged now
+ * @dev: the attached device
+ *
+ * False while no socket has UDP_GRO (or UDP encapsulation) on and @dev has neither
+ * NETIF_F_GRO_UDP_FWD nor NETIF_F_GRO_FRAGLIST: then no lookup can say yes, and the rx_handler
+ * may pass plain UDP up without the engine. Inline: asked of every frame (the rx_handler, the
+ * poll). Any context.
+ *
+ * Return: true when a datagram on @dev may be merged, depending on its socket.
+ */
+static inline bool tungro_udp_gro_possible(const struct net_device *dev)
+{
+	return udp_encap_needed() || (READ_ONCE(dev->features) & TUNGRO_UDP_DEV_FEATURES);
+}
+
+/**
+ * tungro_udp_gro_in() - TGC_IN_UDP_GRO for a segment the engine is about to receive, or 0
+ * @skb: the segment (skb->dev the attached device), headers pulled to @seg->hdr
+ * @seg: the segment as the engine will see it (hdr, hdr_len, pkt_len, encap set)
+ *
+ * 0 at once while no datagram on the device may merge (tungro_udp_gro_possible()), else
+ * tungro_udp_gro_lookup()'s answer. Softirq (the engine's NAPI poll).
+ *
+ * Return: TGC_IN_UDP_GRO, or 0.
+ */
+static inline u32 tungro_udp_gro_in(struct sk_buff *skb, const struct tgc_seg *seg)
+{
+	return tungro_udp_gro_possible(skb->dev) ? tungro_udp_gro_lookup(skb, seg) : 0;
+}
 
 #endif /* TUNGRO_ENGINE_H */

@@ -25,24 +25,6 @@
 #include "tungro_cb.h"
 #include "tungro_engine.h"
 
-/* Device features that let 6.12 merge UDP with no UDP_GRO socket (udp_gro_receive). */
-#define TUNGRO_UDP_DEV_FEATURES (NETIF_F_GRO_UDP_FWD | NETIF_F_GRO_FRAGLIST)
-
-/**
- * tungro_udp_gro_possible() - whether any UDP datagram on @dev may be merged now
- * @dev: the attached device
- *
- * False while no socket has UDP_GRO (or UDP encapsulation) on and @dev has neither
- * NETIF_F_GRO_UDP_FWD nor NETIF_F_GRO_FRAGLIST: then no lookup can say yes, and the rx_handler
- * may pass plain UDP up without the engine. Any context.
- *
- * Return: true when a datagram on @dev may be merged, depending on its socket.
- */
-bool tungro_udp_gro_possible(const struct net_device *dev)
-{
-	return udp_encap_needed() || (READ_ONCE(dev->features) & TUNGRO_UDP_DEV_FEATURES);
-}
-
 /* The socket 6.12's udp4/6_gro_lookup_skb() finds for the datagram, or NULL. Under RCU. */
 static struct sock *tungro_udp_sk(struct sk_buff *skb, const u8 *nh, const struct udphdr *uh,
 				  unsigned int version)
@@ -71,7 +53,7 @@ static struct sock *tungro_udp_sk(struct sk_buff *skb, const u8 *nh, const struc
 }
 
 /**
- * tungro_udp_gro_in() - TGC_IN_UDP_GRO for a segment the engine is about to receive, or 0
+ * tungro_udp_gro_lookup() - tungro_udp_gro_in()'s answer where tungro_udp_gro_possible() said yes
  * @skb: the segment (skb->dev the attached device), headers pulled to @seg->hdr
  * @seg: the segment as the engine will see it (hdr, hdr_len, pkt_len, encap set)
  *
@@ -83,7 +65,7 @@ static struct sock *tungro_udp_sk(struct sk_buff *skb, const u8 *nh, const struc
  *
  * Return: TGC_IN_UDP_GRO, or 0.
  */
-u32 tungro_udp_gro_in(struct sk_buff *skb, const struct tgc_seg *seg)
+u32 tungro_udp_gro_lookup(struct sk_buff *skb, const struct tgc_seg *seg)
 {
 	netdev_features_t features = READ_ONCE(skb->dev->features);
 	const struct udphdr *uh;
@@ -92,7 +74,7 @@ u32 tungro_udp_gro_in(struct sk_buff *skb, const struct tgc_seg *seg)
 	bool gro;
 
 	/* 6.12: a packet encapsulated locally in a tunnel it did not see is never merged */
-	if (!tungro_udp_gro_possible(skb->dev) || skb->encapsulation ||
+	if (skb->encapsulation ||
 	    tgc_parse_as(seg->hdr, seg->hdr_len, seg->pkt_len, seg->encap, 0, TGC_IN_UDP_GRO,
 			 &pkt) ||
 	    !tgc_pkt_is_udp(&pkt))

@@ -43,6 +43,10 @@ constexpr uint8_t kRepeatUdp = 0x40; // the repeat byte's bit for TGC_IN_UDP_GRO
 void check_need(const uint8_t *view, uint32_t hl, uint32_t n, unsigned encap, unsigned in, unsigned full_r,
 		const tgc_pkt &full)
 {
+	// A view of min(pkt_len, TGC_MAX_HDR_BYTES) bytes or more is whole: no answer asks past it (the glue's
+	// tungro_header_view() stops there without asking).
+	const uint32_t cap = std::min<uint32_t>(n, TGC_MAX_HDR_BYTES);
+	FUZZ_CHECK(tgc_hdr_need(view, hl, n, encap) <= std::max(hl, cap), "hdr_need past a whole view of %u bytes", hl);
 	uint32_t have = 0;
 	for (unsigned step = 0;; step++) {
 		const uint32_t need = tgc_hdr_need(view, have, n, encap);

@@ -324,7 +324,9 @@ public:
 		return true;
 	}
 	void held_of(const void *f, tgc_held *held) const { ::held_of(static_cast<const Flow *>(f), rx_->in, held); }
-	static const tgc_seg *whole(const tgc_seg *seg) { return seg; } // the engine's callers give whole views
+	// the engine's callers give whole views (tgc_engine_receive())
+	static const tgc_seg *viewed(const tgc_seg *seg) { return seg; }
+	static const tgc_seg *grow(const tgc_seg *seg) { return seg; }
 
 private:
 	Rx *rx_;

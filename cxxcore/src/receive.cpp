@@ -75,7 +75,7 @@ __attribute__((always_inline)) inline bool expected_of(const tgc_held &held, con
 // (no fast stage).
 class FnOps {
 public:
-	// What fast() and whole() write before they read it, kept apart from FnOps (whose members are initialised)
+	// What fast() and grow() write before they read it, kept apart from FnOps (whose members are initialised)
 	// so that it can go unzeroed (tgc_receive()).
 	struct Scratch {
 		tgc_held held;	// what expect said of the fast stage's packet
@@ -121,9 +121,9 @@ public:
 			return false;
 		// Fewer bytes in view than the candidate's headers (the kernel: no frag0 where NET_IP_ALIGN leaves the
 		// network header 2 bytes off a word, as on m68k, so the linear part holds the outer header only): the
-		// whole view, which the full stage would take anyway.
+		// whole view, which the full stage's parse would refuse the short one for anyway.
 		if (seg->hdr_len < layout.payload_off) {
-			seg = whole(seg);
+			seg = grow(seg);
 			if (!seg)
 				return false;
 		}
@@ -138,15 +138,19 @@ public:
 		return true;
 	}
 	void held_of(const void * /*h*/, tgc_held *held) const { *held = s_->held; }
-	// The caller's view op, when it has one: the full stage's headers, once (fast() may have asked first). Not
-	// after fast() ran prepare on the view it has: the segment matched a template then, so that view holds every
-	// header byte (up to payload_off), and a view op that failed now would turn the full stage's verdict into
-	// MALFORMED.
-	const tgc_seg *whole(const tgc_seg *seg)
+	const tgc_seg *viewed(const tgc_seg *seg) const
 	{
 		if (viewed_)
 			return viewed_ok_ ? &s_->whole : nullptr;
-		if (!ops_ || !ops_->view || prepared_)
+		return seg;
+	}
+	// The caller's view op, when it has one and has not run: the whole headers, for fast() (a view shorter than
+	// its candidate's) or a parse that refused the view (receive.hpp). Not after fast() ran prepare on the view
+	// it has: the segment matched a template then, so that view holds every header byte (up to payload_off),
+	// and prepare's pulls moved the GRO offset the view op reads from.
+	const tgc_seg *grow(const tgc_seg *seg)
+	{
+		if (viewed_ || !ops_ || !ops_->view || prepared_)
 			return seg;
 		viewed_ = true;
 		s_->whole = *seg;

@@ -24,6 +24,14 @@ static inline void clear_result(tgc_rx_result *r)
 	r->fast = r->pad = 0;
 }
 
+// A segment whose headers the caller's view op could not provide: passed up, nothing looked up.
+static inline void pass_malformed(tgc_rx_result *r)
+{
+	clear_result(r);
+	r->v.action = TGC_PASS;
+	r->v.reason = TGC_R_MALFORMED;
+}
+
 // The loop's last stage, after a MERGE verdict of either stage (r->held the held packet): the caller's append, and
 // when its buffers cannot take the segment, the same segment decided again as one that may not merge. @held: what
 // find filled in for the held packet (the full stage's), or nullptr after the fast stage (then ops.held_of()).
@@ -59,8 +67,24 @@ __attribute__((always_inline)) static inline void full_receive(const tgc_seg *se
 
 	in |= ops.outer(seg);
 	clear_result(r);
-	const unsigned refused = parse(seg->hdr, seg->hdr_len, seg->pkt_len, seg->encap, mode, &r->pkt,
-				       in & TGC_IN_UDP_GRO);
+	unsigned refused = parse(seg->hdr, seg->hdr_len, seg->pkt_len, seg->encap, mode, &r->pkt, in & TGC_IN_UDP_GRO);
+	if constexpr (Ops::kFastStage) {
+		// A refusal of a view that may hold fewer than every header byte: the caller's view op grows it, once,
+		// and the parse runs on that. A view that parse() accepts needs no growing: parse() gives the very
+		// record on any view that holds the headers (fuzz_parse checks it), so most segments never pay the
+		// view op's walk (tgc_rx_ops.view).
+		const tgc_seg *grown = refused ? ops.grow(seg) : seg;
+		if (grown != seg) {
+			if (!grown) {
+				pass_malformed(r);
+				return;
+			}
+			seg = grown;
+			clear_result(r);
+			refused = parse(seg->hdr, seg->hdr_len, seg->pkt_len, seg->encap, mode, &r->pkt,
+					in & TGC_IN_UDP_GRO);
+		}
+	}
 	if (refused) {
 		// Passed up unmerged. When the outer layer refused it too (the kernel's inet_gro_receive flagged it), the
 		// kernel's TCP GRO still finds its flow: that flow's held packet goes up first and the flow keeps its
@@ -115,9 +139,12 @@ __attribute__((always_inline)) static inline void full_receive(const tgc_seg *se
  *                                                     for it), r->held set to it; false when there is none or
  *                                                     the rules say no
  *   void held_of(const void *h, tgc_held *held);      what find fills in for it (a failed append's second decide)
- *   const tgc_seg *whole(const tgc_seg *seg);         the segment with its whole headers for the full stage, or
- *                                                     the view fast() took it on (@seg itself when its view is
- *                                                     whole), nullptr when it has none (never after fast() took it)
+ *   const tgc_seg *viewed(const tgc_seg *seg);        the view fast() took the segment on: the grown one when
+ *                                                     fast() grew it (nullptr when that failed), else @seg
+ *   const tgc_seg *grow(const tgc_seg *seg);          the segment with its whole headers, for a parse that refused
+ *                                                     @seg's view: @seg itself when nothing can grow it (whole
+ *                                                     views, grown already, or after fast() ran prepare), nullptr
+ *                                                     when growing failed
  * fast() may run the caller's prepare for a segment it took (tgc_receive(): the kernel's pulls and checksum come
  * before append) and still return false (a bad checksum); the full stage's prepare() then returns the bits it gave,
  * so the caller's prepare runs once a segment. tgc_receive() offers the caller's expect (tgc_rx_ops) as the
@@ -133,15 +160,13 @@ __attribute__((always_inline)) static inline bool receive(const tgc_seg *seg, u3
 {
 	if constexpr (Ops::kFastStage) {
 		const bool taken = ops.fast(seg, in, r);
-		seg = ops.whole(seg); // the view the fast stage took the segment on, or the full stage's
+		seg = ops.viewed(seg);
 		if (taken) {
 			append_stage(seg, in, ops, r, nullptr);
 			return true;
 		}
 		if (!seg) {
-			clear_result(r);
-			r->v.action = TGC_PASS;
-			r->v.reason = TGC_R_MALFORMED;
+			pass_malformed(r);
 			return false;
 		}
 	}

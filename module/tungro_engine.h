@@ -15,7 +15,7 @@
 #include <linux/skbuff.h>
 #include <linux/smp.h>
 #include <linux/u64_stats_sync.h>
-#include <net/udp.h>
+#include <linux/udp.h>
 
 #include "../cxxcore/include/tungro_core.h"
 
@@ -105,8 +105,8 @@ u32 tungro_udp_gro_lookup(struct sk_buff *skb, const struct tgc_seg *seg);
  *
  * False while no socket has UDP_GRO (or UDP encapsulation) on and @dev has neither
  * NETIF_F_GRO_UDP_FWD nor NETIF_F_GRO_FRAGLIST: then no lookup can say yes, and the rx_handler
- * may pass plain UDP up without the engine. Inline: asked of every frame (the rx_handler, the
- * poll). Any context.
+ * may pass plain UDP up without the engine. Inline: asked of every frame in the poll, and of
+ * plain UDP in the rx_handler. Any context.
  *
  * Return: true when a datagram on @dev may be merged, depending on its socket.
  */

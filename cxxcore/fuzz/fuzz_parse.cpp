@@ -7,8 +7,9 @@
 // TGC_R_NOT_TCP, as tgc_parse says). Every view is an exact heap allocation (ASan).
 // Invariants (abort on violation):
 //   - tgc_parse's layout lies inside the view and the segment (checks.hpp), and tgc_flow_of agrees with it;
-//   - pulling as tgc_hdr_need says converges within TGC_MAX_HDR_BYTES and pkt_len, and a segment tgc_parse accepts
-//     through the whole view parses the same through the pulled bytes only;
+//   - pulling as tgc_hdr_need says converges within TGC_MAX_HDR_BYTES and pkt_len, never asks past a view of
+//     min(pkt_len, TGC_MAX_HDR_BYTES) bytes, and tgc_parse through the pulled bytes gives the whole view's answer
+//     (record and refusal) unless that is MALFORMED; through any step's bytes it says MALFORMED or the same;
 //   - tgc_same_flow agrees with the flow identity computed here; a segment is its own flow; equal flows hash equal;
 //   - tgc_decide's verdict is well formed: one action, MERGE only for the held packet's next sequence number with
 //     at most gso_size bytes, never for padding; the same segment as a GSO arrival joins only a held packet of its
@@ -40,6 +41,18 @@ struct Prev {
 
 constexpr uint8_t kRepeatUdp = 0x40; // the repeat byte's bit for TGC_IN_UDP_GRO
 
+// tgc_parse_as through the first @len bytes of @view (@hl bytes, which gave @full_r and @full) says MALFORMED or
+// gives the same answer: parse() is monotone in the view's length, which lets the offload path's full stage grow a
+// view only when the parse says MALFORMED (receive.hpp).
+void check_prefix(const uint8_t *view, uint32_t len, uint32_t hl, uint32_t n, unsigned encap, unsigned in,
+		  unsigned full_r, const tgc_pkt &full)
+{
+	tgc_pkt p;
+	const unsigned r = tgc_parse_as(view, len, n, encap, 0, in, &p);
+	FUZZ_CHECK(r == TGC_R_MALFORMED || (r == full_r && (r != TGC_R_NONE || std::memcmp(&p, &full, sizeof(p)) == 0)),
+		   "parse through %u bytes: %s, through %u: %s", len, tgc_reason_name(r), hl, tgc_reason_name(full_r));
+}
+
 void check_need(const uint8_t *view, uint32_t hl, uint32_t n, unsigned encap, unsigned in, unsigned full_r,
 		const tgc_pkt &full)
 {
@@ -47,24 +60,31 @@ void check_need(const uint8_t *view, uint32_t hl, uint32_t n, unsigned encap, un
 	// tungro_header_view() stops there without asking).
 	const uint32_t cap = std::min<uint32_t>(n, TGC_MAX_HDR_BYTES);
 	FUZZ_CHECK(tgc_hdr_need(view, hl, n, encap) <= std::max(hl, cap), "hdr_need past a whole view of %u bytes", hl);
-	uint32_t have = 0;
+	uint32_t have = 0, need;
 	for (unsigned step = 0;; step++) {
-		const uint32_t need = tgc_hdr_need(view, have, n, encap);
+		need = tgc_hdr_need(view, have, n, encap);
 		FUZZ_CHECK(need <= TGC_MAX_HDR_BYTES && need <= n, "hdr_need %u of a %u-byte segment", need, n);
+		FUZZ_CHECK(need <= std::max(have, cap), "hdr_need %u past a whole view of %u bytes", need, have);
 		// Steps: per IP layer its first byte and its header, two per extension header (its length, then the rest
 		// of it), the L4 header's fixed part and its options: each step grows the view.
 		FUZZ_CHECK(step < 2 * 2 + 2 * TGC_MAX_EXT_HDRS + 2 * 2, "hdr_need does not converge (%u bytes)", need);
+		if (have)
+			check_prefix(view, have, hl, n, encap, in, full_r, full);
 		if (need <= have || need > hl)
 			break;
 		have = need;
 	}
-	if (full_r != TGC_R_NONE || have >= hl)
+	// Where the pulls settle inside the view, the parse there is the whole view's, MALFORMED or not: the glue's
+	// view op gives that prefix of a linear part the full stage first parsed whole.
+	if (need > have || have >= hl || full_r == TGC_R_MALFORMED)
 		return;
-	FUZZ_CHECK(have >= full.payload_off, "hdr_need stops at %u, the headers end at %u", have, full.payload_off);
+	FUZZ_CHECK(full_r != TGC_R_NONE || have >= full.payload_off, "hdr_need stops at %u, the headers end at %u", have,
+		   full.payload_off);
 	tgc_pkt p;
 	const unsigned r = tgc_parse_as(view, have, n, encap, 0, in, &p);
-	FUZZ_CHECK(r == TGC_R_NONE && std::memcmp(&p, &full, sizeof(p)) == 0,
-		   "parse through %u pulled bytes: %s, through %u: none", have, tgc_reason_name(r), hl);
+	FUZZ_CHECK(r == full_r && (r != TGC_R_NONE || std::memcmp(&p, &full, sizeof(p)) == 0),
+		   "parse through %u pulled bytes: %s, through %u: %s", have, tgc_reason_name(r), hl,
+		   tgc_reason_name(full_r));
 }
 
 // tgc_decide with the previous segment of the same flow as the held packet (count and id_state from the input).

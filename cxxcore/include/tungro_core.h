@@ -321,11 +321,11 @@ static inline int tgc_pkt_is_udp(const struct tgc_pkt *pkt)
  * tgc_hdr_need - how many bytes from the outer network header tgc_parse() needs to see, given the @hdr_len bytes
  * at @hdr seen so far: the headers up to the first TCP (or UDP) payload byte, as far as the fields read so far tell. A
  * caller that pulls headers into linear memory in growing steps (the kernel glue: pskb_may_pull) pulls exactly
- * this much and asks again, until the answer is <= what it has (IPv6 extension headers take a step each); never
- * more than TGC_MAX_HDR_BYTES, and never more than @pkt_len. So no payload byte is copied into the linear part,
- * and a malformed header stops the loop early (tgc_parse() then names the fault). The answer is at most the larger
- * of @hdr_len and min(@pkt_len, TGC_MAX_HDR_BYTES): a caller holding that many bytes need not ask (the glue's
- * tungro_header_view() does not, for a frame whose first page frag holds them).
+ * this much and asks again, until the answer is <= what it has (IPv6 extension headers take a step each). The
+ * answer is at most the larger of @hdr_len and min(@pkt_len, TGC_MAX_HDR_BYTES): no more than what it has, or the
+ * packet, or TGC_MAX_HDR_BYTES. So no payload byte is copied into the linear part, a caller holding that many
+ * bytes need not ask (the glue's tungro_header_view() does not, for a frame whose first page frag holds them), and
+ * a malformed header stops the loop early (tgc_parse() then names the fault).
  */
 tgc_u32 tgc_hdr_need(const tgc_u8 *hdr, tgc_u32 hdr_len, tgc_u32 pkt_len, unsigned int encap);
 
@@ -497,9 +497,10 @@ struct tgc_rx_ops {
 	 * before append. The core checks @layout against the held bytes and reads none past held->hdr_len. */
 	void *(*expect)(void *ctx, const struct tgc_seg *seg, struct tgc_held *held, struct tgc_layout *layout);
 	/* Optional. The segment's whole headers, where seg->hdr holds only the bytes the caller could read without
-	 * a pull (the kernel: what frag0 holds; nearly always every header): called at most once, to set *hdr and
-	 * *hdr_len (the kernel: grown until tgc_hdr_need() says they are all there), when the fast stage's candidate
-	 * has longer headers than the view or when the parse refused the view (then it parses what this gives).
+	 * a pull (the kernel: what frag0 or the linear part holds; nearly always every header): called at most once,
+	 * to set *hdr and *hdr_len (the kernel: grown until tgc_hdr_need() says they are all there), when the fast
+	 * stage's candidate has longer headers than the view or when the parse found the view too short
+	 * (TGC_R_MALFORMED; then it parses what this gives).
 	 * The bytes seg->hdr holds must be the same at *hdr. 0, or nonzero when the segment cannot provide them: it
 	 * is then passed (TGC_R_MALFORMED, parsed 0, no held packet). Absent: seg->hdr is whole. */
 	int (*view)(void *ctx, const tgc_u8 **hdr, tgc_u32 *hdr_len);

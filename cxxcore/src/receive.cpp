@@ -145,9 +145,8 @@ public:
 		return seg;
 	}
 	// The caller's view op, when it has one and has not run: the whole headers, for fast() (a view shorter than
-	// its candidate's) or a parse that refused the view (receive.hpp). Not after fast() ran prepare on the view
-	// it has: the segment matched a template then, so that view holds every header byte (up to payload_off),
-	// and prepare's pulls moved the GRO offset the view op reads from.
+	// its candidate's) or a parse that found the view short (receive.hpp). Never after fast() ran prepare, a
+	// guard: the segment matched a template then, so its view holds every header byte and parses.
 	const tgc_seg *grow(const tgc_seg *seg)
 	{
 		if (viewed_ || !ops_ || !ops_->view || prepared_)

@@ -67,23 +67,25 @@ __attribute__((always_inline)) static inline void full_receive(const tgc_seg *se
 
 	in |= ops.outer(seg);
 	clear_result(r);
-	unsigned refused = parse(seg->hdr, seg->hdr_len, seg->pkt_len, seg->encap, mode, &r->pkt, in & TGC_IN_UDP_GRO);
-	if constexpr (Ops::kFastStage) {
-		// A refusal of a view that may hold fewer than every header byte: the caller's view op grows it, once,
-		// and the parse runs on that. A view that parse() accepts needs no growing: parse() gives the very
-		// record on any view that holds the headers (fuzz_parse checks it), so most segments never pay the
-		// view op's walk (tgc_rx_ops.view).
-		const tgc_seg *grown = refused ? ops.grow(seg) : seg;
-		if (grown != seg) {
-			if (!grown) {
-				pass_malformed(r);
-				return;
-			}
-			seg = grown;
-			clear_result(r);
-			refused = parse(seg->hdr, seg->hdr_len, seg->pkt_len, seg->encap, mode, &r->pkt,
-					in & TGC_IN_UDP_GRO);
+	unsigned refused;
+	for (;;) {
+		refused = parse(seg->hdr, seg->hdr_len, seg->pkt_len, seg->encap, mode, &r->pkt, in & TGC_IN_UDP_GRO);
+		// A view too short for the headers (MALFORMED, which every check of the bytes present says): the
+		// caller's view op grows it, once, and the parse runs again; so for any refusal whose flow is located
+		// below (tgc_flow_of() reads up to the ports). No other answer needs growing: parse() is monotone in
+		// hdr_len, so an acceptance or another refusal is the same on the view op's (a longer view, or the
+		// prefix tgc_hdr_need() settles on: fuzz_parse checks both), and most segments never pay the view op's
+		// walk (tgc_rx_ops.view). One parse in the source: g++ at -Os inlines it then.
+		const bool locate = refused && (in & (TGC_IN_OUTER_FLUSH | TGC_IN_UPPER_FLUSH));
+		const tgc_seg *grown = refused == TGC_R_MALFORMED || locate ? ops.grow(seg) : seg;
+		if (grown == seg)
+			break;
+		if (!grown) {
+			pass_malformed(r);
+			return;
 		}
+		seg = grown;
+		clear_result(r);
 	}
 	if (refused) {
 		// Passed up unmerged. When the outer layer refused it too (the kernel's inet_gro_receive flagged it), the
@@ -141,8 +143,8 @@ __attribute__((always_inline)) static inline void full_receive(const tgc_seg *se
  *   void held_of(const void *h, tgc_held *held);      what find fills in for it (a failed append's second decide)
  *   const tgc_seg *viewed(const tgc_seg *seg);        the view fast() took the segment on: the grown one when
  *                                                     fast() grew it (nullptr when that failed), else @seg
- *   const tgc_seg *grow(const tgc_seg *seg);          the segment with its whole headers, for a parse that refused
- *                                                     @seg's view: @seg itself when nothing can grow it (whole
+ *   const tgc_seg *grow(const tgc_seg *seg);          the segment with its whole headers, for a parse that found
+ *                                                     @seg's view short: @seg itself when nothing can grow it (whole
  *                                                     views, grown already, or after fast() ran prepare), nullptr
  *                                                     when growing failed
  * fast() may run the caller's prepare for a segment it took (tgc_receive(): the kernel's pulls and checksum come

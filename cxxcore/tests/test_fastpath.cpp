@@ -398,6 +398,65 @@ TEST(FastStage, OffloadViewOpFailurePassesTheSegment)
 	}
 }
 
+// The view op runs only where the parse finds the view too short (MALFORMED), or where a refused segment's flow is
+// located (an outer flush: tgc_flow_of() reads up to the ports): a segment with its headers in view is held, and one
+// of another protocol or with inner IPv4 options passed, without a call, so a view op that would fail changes
+// nothing for them. The located case came from fuzz_receive (a refusal on a 40-byte view left its flow unlocated).
+TEST(FastStage, OffloadViewOpOnlyForAShortView)
+{
+	struct Ctx {
+		const std::vector<uint8_t> *f;
+		int rc;
+		unsigned views;
+	};
+	Segment opts = ipip();
+	opts.inner4.options = {1, 1, 1, 1}; // NOPs: tgc_receive() never merges IPv4 options
+	struct Case {
+		const char *name;
+		std::vector<uint8_t> f;
+		uint32_t hdr_len; // 0: what tgc_parse() says the headers are
+		uint32_t in;
+		int rc;
+		uint8_t action, reason, located;
+		unsigned views;
+	};
+	const Case cases[] = {
+		{"TCP, the first page frag's bytes", build(ipip()), TGC_MAX_HDR_BYTES, 0, -1, TGC_HOLD, TGC_R_NONE, 0, 0},
+		{"TCP, the headers exactly", build(ipip()), 0, 0, -1, TGC_HOLD, TGC_R_NONE, 0, 0},
+		{"UDP, its headers", build(as_udp(ipip())), 48, 0, -1, TGC_PASS, TGC_R_NOT_TCP, 0, 0},
+		{"inner options, 40 bytes", build(opts), 40, 0, -1, TGC_PASS, TGC_R_IP_OPTIONS, 0, 0},
+		{"inner options, 40 bytes, outer flush", build(opts), 40, TGC_IN_OUTER_FLUSH, 0, TGC_PASS,
+		 TGC_R_IP_OPTIONS, 1, 1},
+		{"TCP, 30 bytes, the view op fails", build(ipip()), 30, 0, -1, TGC_PASS, TGC_R_MALFORMED, 0, 1},
+		{"TCP, 30 bytes", build(ipip()), 30, 0, 0, TGC_HOLD, TGC_R_NONE, 0, 1},
+	};
+	const tgc_rx_ops ops = {nullptr, nullptr, nullptr, nullptr, [](void *c, const uint8_t **hdr, uint32_t *len) {
+					Ctx *x = static_cast<Ctx *>(c);
+					x->views++;
+					*hdr = x->f->data();
+					*len = std::min<uint32_t>(static_cast<uint32_t>(x->f->size()), TGC_MAX_HDR_BYTES);
+					return x->rc;
+				}};
+	for (const Case &c : cases) {
+		SCOPED_TRACE(c.name);
+		tgc_seg seg{};
+		seg.hdr = c.f.data();
+		seg.pkt_len = static_cast<uint32_t>(c.f.size());
+		seg.encap = TGC_ENCAP_IPIP;
+		seg.in = c.in;
+		tgc_pkt p;
+		seg.hdr_len = c.hdr_len ? std::min(c.hdr_len, seg.pkt_len)
+					: (tgc_parse(seg.hdr, seg.pkt_len, seg.pkt_len, seg.encap, &p), p.payload_off);
+		Ctx ctx{&c.f, c.rc, 0};
+		tgc_rx_result r;
+		tgc_receive(&seg, &ops, &ctx, &r);
+		EXPECT_EQ(r.v.action, c.action);
+		EXPECT_EQ(r.v.reason, c.reason);
+		EXPECT_EQ(r.located, c.located);
+		EXPECT_EQ(ctx.views, c.views);
+	}
+}
+
 // The same random trains at the edges as the engine's test above, through the offload model both ways: every
 // result equal (rx_counts), and the fast stage took a good share. Interleaved flows: the model offers the first held
 // packet, as the kernel offers the first same_flow candidate, so a segment of another flow goes to the full stage.

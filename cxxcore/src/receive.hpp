@@ -24,12 +24,11 @@ static inline void clear_result(tgc_rx_result *r)
 	r->fast = r->pad = 0;
 }
 
-// A segment whose headers the caller's view op could not provide: passed up, nothing looked up.
-static inline void pass_malformed(tgc_rx_result *r)
+// The segment goes up unmerged, for @reason (TGC_R_*); the rest of @r as it stands.
+static inline void pass_up(tgc_rx_result *r, unsigned reason)
 {
-	clear_result(r);
 	r->v.action = TGC_PASS;
-	r->v.reason = TGC_R_MALFORMED;
+	r->v.reason = static_cast<u8>(reason);
 }
 
 // The loop's last stage, after a MERGE verdict of either stage (r->held the held packet): the caller's append, and
@@ -80,8 +79,9 @@ __attribute__((always_inline)) static inline void full_receive(const tgc_seg *se
 		const tgc_seg *grown = refused == TGC_R_MALFORMED || locate ? ops.grow(seg) : seg;
 		if (grown == seg)
 			break;
-		if (!grown) {
-			pass_malformed(r);
+		if (!grown) { // the view op could not provide the headers: nothing looked up
+			clear_result(r);
+			pass_up(r, TGC_R_MALFORMED);
 			return;
 		}
 		seg = grown;
@@ -91,8 +91,7 @@ __attribute__((always_inline)) static inline void full_receive(const tgc_seg *se
 		// Passed up unmerged. When the outer layer refused it too (the kernel's inet_gro_receive flagged it), the
 		// kernel's TCP GRO still finds its flow: that flow's held packet goes up first and the flow keeps its
 		// order. A segment broken inside leaves the held packet alone, as 6.12 does.
-		r->v.action = TGC_PASS;
-		r->v.reason = static_cast<u8>(refused);
+		pass_up(r, refused);
 		if ((in & (TGC_IN_OUTER_FLUSH | TGC_IN_UPPER_FLUSH)) &&
 		    tgc_flow_of(seg->hdr, seg->hdr_len, seg->encap, &r->pkt)) {
 			r->located = 1;
@@ -167,8 +166,9 @@ __attribute__((always_inline)) static inline bool receive(const tgc_seg *seg, u3
 			append_stage(seg, in, ops, r, nullptr);
 			return true;
 		}
-		if (!seg) {
-			pass_malformed(r);
+		if (!seg) { // fast() asked the view op, which could not provide the headers
+			clear_result(r);
+			pass_up(r, TGC_R_MALFORMED);
 			return false;
 		}
 	}

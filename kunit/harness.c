@@ -24,6 +24,7 @@
 #include "../module/tungro.h"
 #include "../module/tungro_cb.h"
 #include "../module/tungro_engine.h"
+#include "../module/tungro_pred.h"
 #include "tungro_kunit.h"
 
 #define TGK_MAX_FRAME 1600
@@ -1068,6 +1069,20 @@ static void tgk_direct_one(struct kunit *test, struct list_head *held, unsigned 
 	(*nheld)++;
 }
 
+/*
+ * Held packet @p's prediction out of reach, the way tungro_pred.h says one is: another CPU's tag
+ * (an skb held there), or its slot naming another packet (the address held again).
+ */
+static void tgk_pred_break(struct sk_buff *p, unsigned int how)
+{
+	struct tungro_pred_cpu __percpu *preds = READ_ONCE(tungro_preds);
+
+	if (how == TGK_PRED_OTHER_CPU)
+		tungro_cb_set_pred_cpu(p, tungro_pred_tag() + 1);
+	else if (preds)
+		tungro_pred_slot_of(preds, p)->p = NULL;
+}
+
 void tgk_run_direct(struct kunit *test, const struct tgk_seg *segs, unsigned int n,
 		    const struct tgk_opts *opts, struct tgk_result *res, int forget_after)
 {
@@ -1091,6 +1106,10 @@ void tgk_run_direct(struct kunit *test, const struct tgk_seg *segs, unsigned int
 			 * packet older than the install.
 			 */
 			list_for_each_entry(p, &held, list) {
+				if (opts->pred_break) {
+					tgk_pred_break(p, opts->pred_break);
+					continue;
+				}
 				if (opts->stale_magic) {
 					tungro_cb_set_mark(p, TUNGRO_CB_MAGIC);
 					NAPI_GRO_CB(p)->age = READ_ONCE(tungro_installed_at);

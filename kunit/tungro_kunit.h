@@ -163,7 +163,16 @@ struct tgk_opts {
 	 * than the install, instead of clearing the word
 	 */
 	bool stale_magic;
+	/*
+	 * tgk_run_direct's forget_after keeps tungro's state but takes the held packets'
+	 * predictions away (tungro_pred.h), as a packet held on another CPU (its tag) or an address
+	 * held again (its slot) would: TGK_PRED_OTHER_CPU or TGK_PRED_SLOT_REUSED
+	 */
+	unsigned int pred_break;
 };
+
+#define TGK_PRED_OTHER_CPU 1
+#define TGK_PRED_SLOT_REUSED 2
 
 /* wire segments of a run (a GSO input counts as its gso_segs); the engine's E02 sends 800 */
 #define TGK_MAX_SEGS 800

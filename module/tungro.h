@@ -23,6 +23,8 @@ enum tungro_stat {
 	TUNGRO_S_MERGED,
 	/* of those, taken by the core's fast stage (tgc_rx_ops.expect: no parse, find or decide) */
 	TUNGRO_S_MERGED_FAST,
+	/* of those, taken by its predicted stage (tgc_rx_ops.predict: tungro_pred.h) */
+	TUNGRO_S_MERGED_PRED,
 	/* delivered unmerged (GRO_NORMAL) */
 	TUNGRO_S_PASSED,
 	/* handed to the kernel's own tunnel GRO (not TCP, FOU/GUE, IPv6 extension headers) */

@@ -65,7 +65,9 @@ struct tungro_gro_cb {
 		struct {
 			u16 magic;	/* TUNGRO_CB_MAGIC */
 			u8 id_state;	/* TGC_ID_FIXED() bits (the core's tgc_held.id_state) */
-			u8 reserved;	/* zero */
+			u8 pred_cpu;	/* tungro_pred_tag() of the CPU whose slot holds its
+					 * prediction; 0: none (tungro_pred.h)
+					 */
 		};
 		u32 word;		/* the group, initialised as one 32-bit store */
 	};
@@ -102,6 +104,22 @@ static inline void tungro_cb_set_id_state(struct sk_buff *skb, u8 id_state)
 	TUNGRO_CB(skb)->id_state = id_state;
 }
 
+/* Whether the skb has a byte for tungro_pred.h's tag (6.12: yes; 6.1: compat/tungro_compat.h). */
+static inline bool tungro_cb_has_pred_cpu(void)
+{
+	return true;
+}
+
+static inline u8 tungro_cb_pred_cpu(const struct sk_buff *skb)
+{
+	return TUNGRO_CB(skb)->pred_cpu;
+}
+
+static inline void tungro_cb_set_pred_cpu(struct sk_buff *skb, u8 tag)
+{
+	TUNGRO_CB(skb)->pred_cpu = tag;
+}
+
 /* The group's layout, and its place in skb->cb after napi_gro_cb. */
 static inline void tungro_cb_layout_asserts(void)
 {
@@ -111,8 +129,8 @@ static inline void tungro_cb_layout_asserts(void)
 	BUILD_BUG_ON_MSG(offsetof(struct tungro_gro_cb, magic) != 0, "tungro_gro_cb.magic: offset");
 	BUILD_BUG_ON_MSG(offsetof(struct tungro_gro_cb, id_state) != 2,
 			 "tungro_gro_cb.id_state: offset");
-	BUILD_BUG_ON_MSG(offsetof(struct tungro_gro_cb, reserved) != 3,
-			 "tungro_gro_cb.reserved: offset");
+	BUILD_BUG_ON_MSG(offsetof(struct tungro_gro_cb, pred_cpu) != 3,
+			 "tungro_gro_cb.pred_cpu: offset");
 	BUILD_BUG_ON_MSG(offsetof(struct tungro_gro_cb, word) != 0, "tungro_gro_cb.word: offset");
 	BUILD_BUG_ON_MSG(TUNGRO_CB_OFFSET % 4 != 0,
 			 "tungro_gro_cb.word (magic+id_state, one u32) must sit 4-aligned in skb->cb");

@@ -19,6 +19,7 @@
 
 #include "tungro.h"
 #include "tungro_cb.h"
+#include "tungro_pred.h"
 #include "tungro_trace.h"
 
 /*
@@ -297,18 +298,30 @@ int tungro_append(struct sk_buff *p, struct sk_buff *skb)
 	return 0;
 }
 
+/* Whether the 4 bytes at @a and @b are equal: byte loads (any alignment, any arch), no memcmp()
+ * (the kernel's is a byte loop; g++'s inline one a repz cmpsb at -Os).
+ */
+static __always_inline bool tungro_eq4(const u8 *a, const u8 *b)
+{
+	return !((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) | (a[3] ^ b[3]));
+}
+
 /* The held packet of @pkt's flow on this GRO list, or NULL; clears same_flow of the held packets it
- * rules out.
+ * rules out. Another connection between the same hosts has other ports, the test tgc_same_flow()
+ * makes first: made here, it spares the call (the 16-flow train of tungro_bench walks 8 held
+ * packets a segment).
  */
 static struct sk_buff *tungro_find_held(struct list_head *head, const struct tgc_pkt *pkt,
 					const u8 *hdr, unsigned int outer_off)
 {
+	const unsigned int ports = outer_off + pkt->tcp_off;
 	struct sk_buff *p;
 
 	list_for_each_entry(p, head, list) {
 		if (!NAPI_GRO_CB(p)->same_flow)
 			continue;
-		if (skb_headlen(p) < outer_off ||
+		if (skb_headlen(p) < ports + 4 ||
+		    !tungro_eq4(hdr + pkt->tcp_off, p->data + ports) ||
 		    !tgc_same_flow(pkt, hdr, p->data + outer_off, skb_headlen(p) - outer_off)) {
 			NAPI_GRO_CB(p)->same_flow = 0;
 			continue;
@@ -350,7 +363,31 @@ struct tungro_rx {
 	unsigned int hdr_len;	/* bytes readable at hdr */
 	unsigned int outer_off;
 	unsigned int encap;
+	struct sk_buff *cand;	/* the first same_flow packet on the list, or NULL ... */
+	bool cand_known;	/* ... once looked up (tungro_rx_candidate()) */
 };
+
+/*
+ * The packet the core's fast and predicted stages take a segment for: the first on this GRO list
+ * whose same_flow the kernel left set (gro_list_prepare: hash, device, MAC header; inet_gro_receive
+ * or ipv6_gro_receive: the outer addresses and protocol), looked up once a segment.
+ */
+static __always_inline struct sk_buff *tungro_rx_candidate(struct tungro_rx *rx)
+{
+	struct sk_buff *p;
+
+	if (rx->cand_known)
+		return rx->cand;
+	rx->cand_known = true;
+	rx->cand = NULL;
+	list_for_each_entry(p, rx->head, list) {
+		if (NAPI_GRO_CB(p)->same_flow) {
+			rx->cand = p;
+			break;
+		}
+	}
+	return rx->cand;
+}
 
 /* IP_DF of the IPv4 header at @iph: the high byte of frag_off, read as a byte (any alignment). */
 static bool tungro_ipv4_df(const u8 *iph)
@@ -416,58 +453,72 @@ static void *tungro_rx_find(void *ctx, const struct tgc_pkt *pkt, const u8 *hdr,
 	return p;
 }
 
-/* Whether the 4 bytes at @a and @b are equal: byte loads (any alignment, any arch), no memcmp()
- * (the kernel's is a byte loop; g++'s inline one a repz cmpsb at -Os).
- */
-static __always_inline bool tungro_eq4(const u8 *a, const u8 *b)
-{
-	return !((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) | (a[3] ^ b[3]));
-}
-
 /*
- * The fast stage's candidate: the first packet on this GRO list whose same_flow the kernel left set
- * (gro_list_prepare: hash, device, MAC header; inet_gro_receive or ipv6_gro_receive: the outer
- * addresses and protocol), if tungro built it and its TLS state is the segment's. The core merges
- * into it only when the segment's headers are its first segment's but for the per-segment fields,
- * so same_flow() would say yes and tungro_find_held() would return this very packet (it walks the
- * list in the same order, and none before it is a candidate). Its first segment's layout is where
- * tungro_rx_prepare() left the GRO offsets when it was held, unchanged since: the inner network
- * header, the transport header, and the GRO offset at the payload. Its encap is this slot's: its
- * outer header bytes, which the core compares, dispatched it here.
+ * The fast stage's candidate (tungro_rx_candidate()), if tungro built it and its TLS state is the
+ * segment's. The core merges into it only when the segment's headers are its first segment's but
+ * for the per-segment fields, so same_flow() would say yes and tungro_find_held() would return this
+ * very packet (it walks the list in the same order, and none before it is a candidate). Its first
+ * segment's layout is where tungro_rx_prepare() left the GRO offsets when it was held, unchanged
+ * since: the inner network header, the transport header, and the GRO offset at the payload. Its
+ * encap is this slot's: its outer header bytes, which the core compares, dispatched it here.
  */
 static void *tungro_rx_expect(void *ctx, const struct tgc_seg *seg, struct tgc_held *held,
 			      struct tgc_layout *layout)
 {
 	struct tungro_rx *rx = ctx;
 	unsigned int off = rx->outer_off, tcp_off, inner;
+	struct sk_buff *p = tungro_rx_candidate(rx);
+
+	if (!p || skb_transport_offset(p) < (int)off)
+		return NULL;
+	tcp_off = skb_transport_offset(p) - off;
+	/* Another flow's packet (interleaved flows, no hash to tell them apart): the ports differ,
+	 * the full stage finds the flow's own. Compared here when the segment's ports are in view
+	 * already; the core compares them again, after growing the view.
+	 */
+	if (off + tcp_off + 4 > skb_headlen(p) ||
+	    (tcp_off + 4 <= seg->hdr_len &&
+	     !tungro_eq4(seg->hdr + tcp_off, p->data + off + tcp_off)))
+		return NULL;
+	inner = tungro_gro_inner_nhoff(p);
+	if (!tungro_held_by_us(p, READ_ONCE(tungro_installed_at)) ||
+	    skb_cmp_decrypted(p, rx->skb) || inner < off || skb_gro_offset(p) < off)
+		return NULL;
+	tungro_held_view(p, off, held);
+	layout->inner_off = inner - off;
+	layout->tcp_off = tcp_off;
+	layout->payload_off = skb_gro_offset(p) - off;
+	layout->encap = seg->encap;
+	return p;
+}
+
+/*
+ * The predicted stage's packet: expect's candidate (tungro_rx_candidate()), when this CPU's slot of
+ * its address holds its current prediction (tungro_pred.h: the slot names it, it carries this CPU's
+ * tag, its count is the prediction's) and find would not flag it (TLS state; tungro's, which the
+ * tag says but for a packet held in the install's first second). None for a packet not joined yet
+ * (one segment): its prediction is made at its second merge, so trains that never merge (many
+ * flows) pay no slot lookup a segment.
+ */
+static void *tungro_rx_predict(void *ctx, const struct tgc_seg *seg, struct tgc_pred **pred)
+{
+	struct tungro_pred_cpu __percpu *preds = READ_ONCE(tungro_preds);
+	struct tungro_rx *rx = ctx;
+	struct tungro_pred_slot *s;
 	struct sk_buff *p;
 
-	list_for_each_entry(p, rx->head, list) {
-		if (!NAPI_GRO_CB(p)->same_flow)
-			continue;
-		if (skb_transport_offset(p) < (int)off)
-			return NULL;
-		tcp_off = skb_transport_offset(p) - off;
-		/* Another flow's packet (interleaved flows, no hash to tell them apart): the ports
-		 * differ, the full stage finds the flow's own. Compared here when the segment's
-		 * ports are in view already; the core compares them again, after growing the view.
-		 */
-		if (off + tcp_off + 4 > skb_headlen(p) ||
-		    (tcp_off + 4 <= seg->hdr_len &&
-		     !tungro_eq4(seg->hdr + tcp_off, p->data + off + tcp_off)))
-			return NULL;
-		inner = tungro_gro_inner_nhoff(p);
-		if (!tungro_held_by_us(p, READ_ONCE(tungro_installed_at)) ||
-		    skb_cmp_decrypted(p, rx->skb) || inner < off || skb_gro_offset(p) < off)
-			return NULL;
-		tungro_held_view(p, off, held);
-		layout->inner_off = inner - off;
-		layout->tcp_off = tcp_off;
-		layout->payload_off = skb_gro_offset(p) - off;
-		layout->encap = seg->encap;
-		return p;
-	}
-	return NULL;
+	if (!preds)
+		return NULL;
+	p = tungro_rx_candidate(rx);
+	if (!p || NAPI_GRO_CB(p)->count < 2)
+		return NULL;
+	s = tungro_pred_slot_of(preds, p);
+	if (s->p != p || tungro_cb_pred_cpu(p) != tungro_pred_tag() ||
+	    !tgc_pred_current(&s->pred, NAPI_GRO_CB(p)->count) || s->outer_off != rx->outer_off ||
+	    !tungro_held_by_us(p, READ_ONCE(tungro_installed_at)) || skb_cmp_decrypted(p, rx->skb))
+		return NULL;
+	*pred = &s->pred;
+	return p;
 }
 
 /* The segment's whole headers, when the core asks (its view so far: tungro_header_peek()). */
@@ -497,6 +548,7 @@ static const struct tgc_rx_ops tungro_rx_ops = {
 	.append = tungro_rx_append,
 	.expect = tungro_rx_expect,
 	.view = tungro_rx_view,
+	.predict = tungro_rx_predict,
 };
 
 /**
@@ -622,7 +674,7 @@ static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff
 	case TGC_MERGE:
 		tungro_count(TUNGRO_S_MERGED, 1);
 		if (r.fast)
-			tungro_count(TUNGRO_S_MERGED_FAST, 1);
+			tungro_count(r.fast == 2 ? TUNGRO_S_MERGED_PRED : TUNGRO_S_MERGED_FAST, 1);
 		tungro_cb_set_id_state(match, r.v.id_state);
 		/* Kept for the kernel's tcp4_gro_complete in case tungro is unloaded before this
 		 * packet completes.
@@ -633,6 +685,7 @@ static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff
 	case TGC_HOLD:
 		tungro_count(TUNGRO_S_HELD, 1);
 		tungro_cb_set_mark(skb, TUNGRO_CB_MAGIC);
+		tungro_pred_hold(skb, rx.outer_off);
 		break;
 	default:
 		tungro_count(TUNGRO_S_PASSED, 1);

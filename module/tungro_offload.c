@@ -30,6 +30,7 @@
 #include <net/protocol.h>
 
 #include "tungro.h"
+#include "tungro_pred.h"
 #include "compat/tungro_compat.h"
 
 struct tungro_slot tungro_slots[TUNGRO_SLOT_COUNT] = {
@@ -192,13 +193,23 @@ static void tungro_swap_out(struct tungro_slot *s)
  * there: stacking on it would leave one of the two calling freed code); the slots taken before
  * it are given back.
  *
+ * The prediction slots (tungro_pred.h) are set up first, unless an install before this one's are
+ * still there (it is refused then: its slots hold tungro's own offload).
+ *
  * Context: process context, sleeps (a grace period, then until jiffies pass the install).
- * Return: 0, -ENOENT (a slot is empty) or -EBUSY (another module's offload), with a message.
+ * Return: 0, -ENOENT (a slot is empty), -EBUSY (another module's offload), with a message, or
+ * -ENOMEM.
  */
 int tungro_offloads_install(void)
 {
+	const bool fresh = !tungro_preds;
 	int i, err;
 
+	if (fresh) {
+		err = tungro_pred_alloc();
+		if (err)
+			return err;
+	}
 	for (i = 0; i < TUNGRO_SLOT_COUNT; i++) {
 		err = tungro_swap_in(&tungro_slots[i], tungro_gro_receive_of[i],
 				     tungro_gro_complete_of[i]);
@@ -206,6 +217,8 @@ int tungro_offloads_install(void)
 			while (i--)
 				tungro_swap_out(&tungro_slots[i]);
 			tungro_slots_sync();
+			if (fresh)
+				tungro_pred_free();
 			return err;
 		}
 	}
@@ -241,4 +254,5 @@ void tungro_offloads_remove(void)
 	 * NAPI/softirq context.
 	 */
 	tungro_slots_sync();
+	tungro_pred_free();
 }

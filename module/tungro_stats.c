@@ -64,6 +64,7 @@ static int tungro_stats_show(struct seq_file *m, void *unused)
 		{ "held", TUNGRO_S_HELD },
 		{ "merged", TUNGRO_S_MERGED },
 		{ "merged_fast", TUNGRO_S_MERGED_FAST },
+		{ "merged_predicted", TUNGRO_S_MERGED_PRED },
 		{ "passed", TUNGRO_S_PASSED },
 		{ "delegated", TUNGRO_S_DELEGATED },
 		{ "completed", TUNGRO_S_COMPLETED },

@@ -10,10 +10,10 @@
 // Invariants (abort on violation): the delivery oracle (oracle.hpp: exactly once, per-flow order, payload bytes
 // out == in, every GRO packet resegments to its inputs), no read outside the bytes given (exact allocations,
 // ASan), no UB, and the result is well formed (one action; MERGE only into the held packet of the flow that find
-// returned; flush_held only with one). Differential: every input runs twice, with the fast stage (the harness's
-// expect offers the list's first held packet of the segment's encap, as the module offers the first same_flow
-// candidate) and without; every segment's result must be the same but for r.fast, and prepare runs once a
-// segment either way.
+// returned; flush_held only with one). Differential: every input runs twice, with the fast and predicted stages
+// (the harness's expect offers the list's first held packet of the segment's encap, as the module offers the first
+// same_flow candidate, and predict that packet's prediction from tgc_pred_hold() while it is current) and without;
+// every segment's result must be the same but for r.fast, and prepare runs once a segment either way.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -43,6 +43,8 @@ struct Held {
 	uint16_t count = 0, gso_size = 0;
 	uint8_t id_state = 0;
 	bool foreign = false, gso = false;
+	bool has_pred = false; // pred holds its prediction (tgc_pred_hold()), current while pred.count is count
+	tgc_pred pred;
 };
 
 class List {
@@ -97,14 +99,14 @@ public:
 		appended_ = false;
 		prepares_ = views_ = 0;
 		whole_ = &view;
-		static const tgc_rx_ops plain = {prepare, find, append, nullptr, nullptr},
-					fast = {prepare, find, append, expect, whole};
+		static const tgc_rx_ops plain = {prepare, find, append, nullptr, nullptr, nullptr},
+					fast = {prepare, find, append, expect, whole, predict};
 		tgc_rx_result r;
 		std::memset(&r, 0xa5, sizeof(r));
 		tgc_receive(&s, fast_ ? &fast : &plain, this, &r);
-		FUZZ_CHECK(prepares_ <= 1 && views_ <= 1 && r.fast <= (fast_ ? 1 : 0),
+		FUZZ_CHECK(prepares_ <= 1 && views_ <= 1 && r.fast <= (fast_ ? 2 : 0),
 			   "prepare ran %u times, view %u, fast %u", prepares_, views_, r.fast);
-		fast_merged_ += r.fast;
+		fast_merged_ += r.fast != 0;
 		if (r.fast)
 			found_ = expected_; // what find would have returned (the proof: fastpath.hpp)
 		trace_.push_back(Rec{r.pkt, r.v, r.flags_off, r.parsed, r.located, r.foreign, r.retried, held_at(r.held)});
@@ -139,6 +141,10 @@ public:
 			if (r.v.flush_held)
 				complete(h);
 			hold(id, frame, r.pkt, extras);
+			if (fast_) {
+				list_.front()->has_pred = true;
+				tgc_pred_hold(&list_.front()->pred);
+			}
 			break;
 		default:
 			if (r.v.flush_held)
@@ -197,6 +203,18 @@ private:
 			return h;
 		}
 		return nullptr;
+	}
+
+	// The predicted stage's packet: expect's candidate, when its prediction is current.
+	static void *predict(void *ctx, const tgc_seg *seg, tgc_pred **pred)
+	{
+		tgc_held held;
+		tgc_layout layout;
+		Held *h = static_cast<Held *>(expect(ctx, seg, &held, &layout));
+		if (!h || !h->has_pred || !tgc_pred_current(&h->pred, h->count))
+			return nullptr;
+		*pred = &h->pred;
+		return h;
 	}
 
 	// The view op: the segment's whole header view.

@@ -452,8 +452,9 @@ struct tgc_rx_result {
 	tgc_u8  located;	/* refused, but its flow was located (TGC_IN_OUTER_FLUSH/UPPER_FLUSH): held is its flow's */
 	tgc_u8  foreign;	/* held was TGC_HELD_FOREIGN: decided as a new flow, and held completes first */
 	tgc_u8  retried;	/* the caller's append failed: decided again with TGC_IN_NOMERGE */
-	tgc_u8  fast;		/* tgc_receive(): taken by the fast stage on the caller's expect (no parse, find or
-				 * decide); retried says if its append failed */
+	tgc_u8  fast;		/* tgc_receive(): taken by the fast stage on the caller's expect (1) or by the
+				 * predicted stage on its prediction (2): no parse, find or decide; retried says if
+				 * its append failed */
 	tgc_u8  pad;
 } TGC_ALIGN_PTR;
 TGC_ASSERT(sizeof(struct tgc_rx_result) == (TGC_PTR == 8 ? 48 : 44), "tgc_rx_result: size 44/48 (32/64-bit)");
@@ -476,6 +477,8 @@ struct tgc_layout {
 } TGC_ALIGN4;
 TGC_ASSERT(sizeof(struct tgc_layout) == 8 && TGC_OFF(tgc_layout, payload_off) == 4 &&
 	   TGC_OFF(tgc_layout, encap) == 6, "tgc_layout: size 8, field offsets");
+
+struct tgc_pred;
 
 /* The caller's side of tgc_receive(). @ctx is the caller's, passed back unchanged. */
 struct tgc_rx_ops {
@@ -504,6 +507,11 @@ struct tgc_rx_ops {
 	 * The bytes seg->hdr holds must be the same at *hdr. 0, or nonzero when the segment cannot provide them: it
 	 * is then passed (TGC_R_MALFORMED, parsed 0, no held packet). Absent: seg->hdr is whole. */
 	int (*view)(void *ctx, const tgc_u8 **hdr, tgc_u32 *hdr_len);
+	/* Optional: the predicted stage, ahead of the fast one. The held packet @seg is likely to join (expect's
+	 * candidate), when the caller keeps a prediction for that very packet (tgc_pred_hold()) that is current
+	 * (tgc_pred_current()). Then *@pred is set to it; else NULL. A segment equal to the predicted next one merges
+	 * on one compare (r->fast 2); prepare is still called, once, before append. */
+	void *(*predict)(void *ctx, const struct tgc_seg *seg, struct tgc_pred **pred);
 };
 
 /*
@@ -511,6 +519,61 @@ struct tgc_rx_ops {
  * @seg: the segment; @ops, @ctx: the caller's find/append (find may be NULL: no held packets); @r: the result.
  */
 void tgc_receive(const struct tgc_seg *seg, const struct tgc_rx_ops *ops, void *ctx, struct tgc_rx_result *r);
+
+/*
+ * ---- The offload path's predicted stage: a held packet's next segment, worked out ahead ----
+ *
+ * The kernel's GRO list keeps no state of tungro's with a held packet but a few bytes of skb->cb, so the caller
+ * keeps a tgc_pred beside it (the module: per CPU, in a slot of the held skb's address) and names it through
+ * tgc_rx_ops.predict. The fields are the core's (src/fastpath.hpp's predicted stage, the same code as the
+ * engine's): the caller reads them only through tgc_pred_current(), and writes them only through
+ * tgc_pred_hold(). 344 bytes on every arch.
+ */
+#define TGC_PRED_HDR_BYTES 128u	/* headers beyond this: no prediction */
+struct tgc_pred {
+	struct tgc_pkt first;	/* the held packet's first segment, as tgc_parse() gave it */
+	struct tgc_pkt next;	/* the predicted next segment, as tgc_parse() would give it ... */
+	struct tgc_verdict next_v;	/* ... and its MERGE verdict */
+	tgc_u32 total_len;	/* the held packet's bytes from the outer network header (tgc_held.total_len) */
+	tgc_u32 payload_len;	/* its TCP payload bytes */
+	tgc_u32 pred_len;	/* the predicted segment's pkt_len: payload_off + gso_size */
+	tgc_u32 pred_room;	/* TGC_MAX_GRO_BYTES - gso_size: one more segment fits while total_len is below */
+	tgc_u16 count;		/* the held packet's wire segments, once made (tgc_pred_current()) */
+	tgc_u16 gso_size;	/* its MSS */
+	tgc_u16 pred_id[2];	/* per IPv4 layer (0 outer, 1 inner), host order: the predicted ID ... */
+	tgc_u16 pred_sum[2];	/* ... and the complement of its header checksum */
+	tgc_u8  id_state;	/* the held packet's id_state */
+	tgc_u8  pred_step;	/* the IPv4 layers whose ID steps by one a segment */
+	tgc_u8  pred_v4;	/* the IPv4 layers */
+	tgc_u8  lazy;		/* 1: none made yet (tgc_pred_hold()) */
+	tgc_u8  pmask[TGC_PRED_HDR_BYTES];	/* 0xff where a segment's header bytes must equal hdr's */
+	tgc_u8  hdr[TGC_PRED_HDR_BYTES];	/* the first segment's headers, from the outer network header */
+} TGC_ALIGN4;
+TGC_ASSERT(sizeof(struct tgc_pred) == 344 && __alignof__(struct tgc_pred) == 4, "tgc_pred: size 344, align 4");
+TGC_ASSERT(TGC_OFF(tgc_pred, next) == 24 && TGC_OFF(tgc_pred, total_len) == 56 && TGC_OFF(tgc_pred, count) == 72 &&
+	   TGC_OFF(tgc_pred, id_state) == 84 && TGC_OFF(tgc_pred, pmask) == 88 && TGC_OFF(tgc_pred, hdr) == 216,
+	   "tgc_pred: field offsets");
+
+/*
+ * tgc_pred_hold - @pred for a packet the caller holds now, after tgc_receive() said TGC_HOLD. Lazy: the prediction
+ * itself is made at a later merge by the fast stage, from what expect gives then (tgc_receive()), so a packet never
+ * joined costs only this.
+ */
+static inline void tgc_pred_hold(struct tgc_pred *pred)
+{
+	pred->count = 0;
+	pred->lazy = 1;
+}
+
+/*
+ * tgc_pred_current - whether @pred, kept for a held packet of @count wire segments, may be offered as its
+ * prediction (tgc_rx_ops.predict): lazy (tgc_receive() makes it, from expect's facts of that packet), or made and
+ * kept up at every merge since (its count the packet's).
+ */
+static inline int tgc_pred_current(const struct tgc_pred *pred, tgc_u16 count)
+{
+	return pred->lazy || pred->count == count;
+}
 
 /*
  * ---- The engine: a GRO flow table on tgc_receive(), in memory the caller provides ----

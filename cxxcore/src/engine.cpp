@@ -33,7 +33,7 @@ struct Flow {
 	u32 pred_len;		// payload_off + gso_size: a predicted segment's pkt_len
 	u32 pred_room;		// TGC_MAX_GRO_BYTES - gso_size: one more fits below it (pred_fits)
 	u16 pred_id[2], pred_sum[2];	// per layer, host order: ID, ~checksum (predict_step)
-	tgc_merge pm;		// the predicted segment's merge record but for held_len
+	tgc_merge pm;		// the predicted segment's merge record but for held_len (merge_record())
 	Flow *after;		// the flow the segment after one of this flow's went to last (itself
 				// from the hold): the predicted stage's first candidate, a hint only
 	tgc_pkt first;
@@ -63,6 +63,25 @@ inline void pred_off(Flow *f)
 inline bool pred_on(const Flow *f)
 {
 	return !(f->pred_in & kPredLazy);
+}
+
+// The fields of Flow @f's merge record that a new prediction (predict_next()) may change.
+inline void merge_record_step(Flow *f)
+{
+	f->pm.id_state = f->next_v.id_state;
+	f->pm.fixedid = f->next_v.fixedid;
+}
+
+// Flow @f's merge record of its predicted segment (f->pm, but for held_len), from the prediction
+// predict_next() just made: what the predicted stage hands the caller's append.
+inline void merge_record(Flow *f)
+{
+	f->pm.pkt = &f->next;
+	f->pm.held_len = 0;
+	f->pm.flags_off = static_cast<u16>(f->first.tcp_off + TGC_TCP_FLAGS_OFF);
+	f->pm.held_flags = 0; // no FIN or PSH: predict_start() refuses a template with one
+	f->pm.pad[0] = f->pm.pad[1] = f->pm.pad[2] = 0;
+	merge_record_step(f);
 }
 
 } // namespace
@@ -250,6 +269,8 @@ __attribute__((always_inline)) inline int rx_append(void *ctx, void *held, const
 	// The next segment, for the predicted stage (FIN/PSH carried: the packet is complete, nothing to predict).
 	if (m.held_flags || (pred_on(f) && !predict_next(*f)))
 		pred_off(f);
+	else if (pred_on(f))
+		merge_record_step(f);
 	return 0;
 }
 
@@ -337,6 +358,7 @@ private:
 __attribute__((noinline, flatten)) bool start_prediction(Flow *f)
 {
 	if (predict_start(*f) && predict_next(*f)) {
+		merge_record(f);
 		f->pred_in &= ~kPredLazy;
 		return true;
 	}

@@ -165,12 +165,12 @@ __attribute__((always_inline)) static inline bool fast_merge(const tgc_seg *seg,
 }
 
 /*
- * The predicted stage, ahead of the fast one (the engine's, in tgc_engine_receive): for a held TCP
+ * The predicted stage, ahead of the fast one (the engine's, in tgc_engine_receive; the offload
+ * path's, tgc_receive() on a tgc_pred): for a held TCP
  * packet the caller predicts the next segment's headers as fast_merge() would take them: the
  * template h.hdr but for the fields that step, which are kept in host order (h.next.seq; per IPv4
  * layer h.pred_id and h.pred_sum, the ID and the header checksum's complement), with the record
- * fast_merge() would write for it (h.next, h.next_v; h.pm, its merge record but for held_len)
- * (predict_start(), predict_next()), and keeps them up at every merge (predict_next(), or
+ * fast_merge() would write for it (h.next, h.next_v) (predict_start(), predict_next()), and keeps them up at every merge (predict_next(), or
  * predict_step() after a predicted merge); a segment whose header bytes equal h.hdr's where
  * h.pmask says so, and those fields where it does not (the TCP checksum is no GRO rule), then
  * merges on one compare (predicted()), with that record. The caller keeps h.pred_len and
@@ -228,13 +228,12 @@ __attribute__((always_inline)) static inline void mask_ipv4(u8 *mask, u32 off)
 	mask_field(mask, off + ipv4::kCheck, 2);
 }
 
-// Whether held packet @h (members as fast_merge's, and pmask, pred_v4, next, pm) can have a
+// Whether held packet @h (members as fast_merge's, and pmask, pred_v4, next) can have a
 // predicted next segment: TCP wire segments (a GSO first's lengths are not gso_size's) whose flags
 // carry no CWR or end flag, headers within kPredMax (and, a guard, at least kPredMin). Then h.pmask
 // masks the fields predicted() compares in host order (and the TCP checksum) out of the template,
-// h.pred_v4 names the IPv4 layers, h.next is the first segment's record with gso_size of payload
-// and h.pm the merge record of such a segment but for held_len, id_state and fixedid
-// (predict_next()).
+// h.pred_v4 names the IPv4 layers, and h.next is the first segment's record with gso_size of
+// payload.
 template <class Held> static inline bool predict_start(Held &h)
 {
 	const tgc_pkt &first = h.first;
@@ -260,11 +259,6 @@ template <class Held> static inline bool predict_start(Held &h)
 	h.next.payload_len = h.gso_size;
 	h.next.gso_size = 0;
 	h.next.gso_segs = 1;
-	h.pm.pkt = &h.next;
-	h.pm.held_len = 0;
-	h.pm.flags_off = static_cast<u16>(first.tcp_off + TGC_TCP_FLAGS_OFF);
-	h.pm.held_flags = 0; // no FIN or PSH: checked above
-	h.pm.pad[0] = h.pm.pad[1] = h.pm.pad[2] = 0;
 	return true;
 }
 
@@ -292,7 +286,7 @@ __attribute__((always_inline)) static inline bool predict_id(const u8 *held, u16
 // The next segment of @h (predict_start() done, its state after a hold or merge): its sequence
 // (h.next.seq), IDs and checksums (h.pred_id, h.pred_sum), h.next_v (merge_verdict()'s
 // record for it: the flags have no end flag, the payload is the MSS, TCP: only id_state and fixedid
-// vary, copied to h.pm) and h.pred_step. False when there is none to predict.
+// vary) and h.pred_step. False when there is none to predict.
 template <class Held> static inline bool predict_next(Held &h)
 {
 	const tgc_pkt &first = h.first;
@@ -320,8 +314,6 @@ template <class Held> static inline bool predict_next(Held &h)
 		    (load16(inner + ipv4::kFragOff) & ipv4::kDF);
 	v.pad[0] = v.pad[1] = 0;
 	h.next_v = v;
-	h.pm.id_state = v.id_state;
-	h.pm.fixedid = v.fixedid;
 	return true;
 }
 

@@ -6,15 +6,15 @@
 
 using namespace tungro;
 
-extern "C" unsigned int tgc_parse(const u8 *hdr, u32 hdr_len, u32 pkt_len, unsigned int encap, tgc_pkt *out)
-{
-	return parse(hdr, hdr_len, pkt_len, encap, 0, out);
-}
-
 extern "C" unsigned int tgc_parse_as(const u8 *hdr, u32 hdr_len, u32 pkt_len, unsigned int encap, u32 engine_flags,
 				    unsigned int in, tgc_pkt *out)
 {
 	return parse(hdr, hdr_len, pkt_len, encap, engine_flags & kParseIPv4Options, out, (in & TGC_IN_UDP_GRO) != 0);
+}
+
+extern "C" unsigned int tgc_parse(const u8 *hdr, u32 hdr_len, u32 pkt_len, unsigned int encap, tgc_pkt *out)
+{
+	return tgc_parse_as(hdr, hdr_len, pkt_len, encap, 0, 0, out); // the one copy of parse() here
 }
 
 namespace {

@@ -71,6 +71,8 @@ __attribute__((always_inline)) inline bool expected_of(const tgc_held &held, con
 	return true;
 }
 
+static_assert(TGC_PRED_HDR_BYTES == kPredMax, "tgc_pred.hdr holds the headers a prediction compares");
+
 // tgc_rx_ops as receive()'s Ops: absent callbacks prepare nothing, find nothing, append everything, expect nothing
 // (no fast stage).
 class FnOps {
@@ -98,9 +100,14 @@ public:
 	{
 		return ops_ && ops_->find ? ops_->find(ctx_, pkt, hdr, held) : nullptr;
 	}
-	int append(void *held, const tgc_rx_result *r) const
+	// The caller's append; then, when @held is the packet the caller's prediction is for, that prediction kept up
+	// (keep_up()).
+	__attribute__((always_inline)) int append(void *held, const tgc_rx_result *r)
 	{
-		return ops_ && ops_->append ? ops_->append(ctx_, held, r) : 0;
+		const int err = ops_ && ops_->append ? ops_->append(ctx_, held, r) : 0;
+		if (!err && pred_ && held == pred_held_)
+			keep_up(r);
+		return err;
 	}
 
 	// The fast stage on the caller's expected held packet: its template (fastpath.hpp) and rules, then the
@@ -108,10 +115,18 @@ public:
 	// again). The caller vouches that find would return that packet for a segment of its template (the kernel:
 	// it is the first same_flow candidate, and same_flow() reads only bytes the template compares) and that it
 	// carries no TGC_HELD_* fact.
-	bool fast(const tgc_seg *seg, u32 in, tgc_rx_result *r)
+	__attribute__((always_inline)) bool fast(const tgc_seg *seg, u32 in, tgc_rx_result *r)
 	{
 		// what fast_shape() refuses whatever the candidate: no list walk for them
-		if (!ops_ || !ops_->expect || (in & kFastRefuse) || seg->gso_size || !seg->hdr)
+		if (!ops_ || (in & kFastRefuse) || !pred_shape(seg))
+			return false;
+		if (ops_->predict && !(in & kPredRefuse)) {
+			if (predicted_stage(seg, r))
+				return true;
+			if (prepared_ || !seg) // prepare's bits refused it, or the view op failed: the full stage
+				return false;
+		}
+		if (!ops_->expect)
 			return false;
 		tgc_held &held = s_->held;
 		held.flags = held.pad[0] = held.pad[1] = 0;
@@ -134,10 +149,29 @@ public:
 		    !template_match(seg->hdr, x.hdr, x.first) || !fast_merge(seg, in, x, r) ||
 		    (prepare(&r->pkt) & (kFastRefuse | TGC_IN_CSUM_CHECK)))
 			return false; // a bit of prepare's the fast stage did not decide on: the full stage does
+		if (pred_ && pred_->lazy && h == pred_held_)
+			start_prediction(x);
 		r->held = h;
 		return true;
 	}
-	void held_of(const void * /*h*/, tgc_held *held) const { *held = s_->held; }
+	// What find fills in for the packet a stage took the segment for (a failed append's second decide): the
+	// prediction's copy after the predicted stage (find's bytes beyond payload_off are never read there).
+	void held_of(const void * /*h*/, tgc_held *held) const
+	{
+		if (!taken_) {
+			*held = s_->held;
+			return;
+		}
+		held->hdr = taken_->hdr;
+		held->hdr_len = taken_->first.payload_off;
+		held->total_len = taken_->total_len;
+		held->payload_len = taken_->payload_len;
+		held->count = taken_->count;
+		held->gso_size = taken_->gso_size;
+		held->id_state = taken_->id_state;
+		held->flags = held->pad[0] = held->pad[1] = 0;
+	}
+	bool took_prediction() const { return taken_ != nullptr; }
 	const tgc_seg *viewed(const tgc_seg *seg) const
 	{
 		if (viewed_)
@@ -158,9 +192,101 @@ public:
 	}
 
 private:
+	// The predicted stage (fastpath.hpp) on the caller's current prediction for its expected packet: a segment
+	// equal to the predicted next one takes the prediction's record (the one the fast and full stages would
+	// write), then the caller's prepare, whose bits may still refuse it as after the fast stage. A view shorter
+	// than the prediction's headers is grown first, as the fast stage grows it (m68k); @seg is then the grown
+	// one, or nullptr when the view op failed.
+	__attribute__((always_inline)) bool predicted_stage(const tgc_seg *&seg, tgc_rx_result *r)
+	{
+		tgc_pred *p = nullptr;
+		void *h = ops_->predict(ctx_, seg, &p);
+		if (!h || !p)
+			return false;
+		pred_ = p;
+		pred_held_ = h;
+		if (p->lazy)
+			return false;
+		if (seg->hdr_len < p->first.payload_off) {
+			seg = grow(seg);
+			if (!seg)
+				return false;
+		}
+		if (seg->encap != p->first.encap || !pred_shape_of(seg, *p) || !pred_ports(seg, *p) || !predicted(seg, *p) ||
+		    !pred_fits(*p))
+			return false;
+		r->pkt = p->next;
+		r->v = p->next_v;
+		r->parsed = 1;
+		r->located = r->foreign = r->retried = 0;
+		r->fast = r->pad = 0;
+		if (prepare(&r->pkt) & (kFastRefuse | TGC_IN_CSUM_CHECK))
+			return false;
+		r->held = h;
+		taken_ = p;
+		return true;
+	}
+	// The prediction of pred_, lazy until now, from its packet as the fast stage found it (@x, before the merge
+	// it just took: keep_up() adds that one): made at a packet's first merge by the fast stage, so a packet never
+	// joined (trains of many flows, or none that merge) pays only the caller's slot at its hold. Out of line:
+	// once a packet. None (count 0) where predict_start() finds nothing to predict.
+	__attribute__((noinline, flatten)) void start_prediction(const Expected &x)
+	{
+		tgc_pred &p = *pred_;
+		p.lazy = 0;
+		p.count = 0;
+		if (x.first.payload_off > kPredMax || !x.gso_size)
+			return;
+		p.first = x.first;
+		p.total_len = x.total_len;
+		p.payload_len = x.payload_len;
+		p.gso_size = x.gso_size;
+		p.id_state = x.id_state;
+		p.pred_len = static_cast<u32>(x.first.payload_off) + x.gso_size;
+		p.pred_room = TGC_MAX_GRO_BYTES - x.gso_size;
+		__builtin_memcpy(p.hdr, x.hdr, x.first.payload_off); // expected_of(): within the held bytes
+		if (predict_start(p) && predict_next(p))
+			p.count = x.count;
+	}
+	// A merge into the packet of prediction pred_ (its append done): the prediction's lengths, count and id_state
+	// as the packet's are now, and its next segment. A predicted segment steps it (predict_step()); another one
+	// that leaves the packet open predicts afresh (predict_next()); after a GSO arrival, FIN or PSH, or with
+	// nothing to predict, count 0 makes it current for no packet (the caller's count is at least 1). A lazy one
+	// stays lazy.
+	__attribute__((always_inline)) void keep_up(const tgc_rx_result *r)
+	{
+		tgc_pred &p = *pred_;
+		if (!taken_) {
+			renew(r);
+			return;
+		}
+		p.total_len += p.gso_size;
+		p.payload_len += p.gso_size;
+		p.count++;
+		p.id_state = p.next_v.id_state;
+		predict_step(p);
+	}
+	// keep_up() after a merge of another stage: out of line, as a predicted packet mostly grows by predicted
+	// segments.
+	__attribute__((noinline)) void renew(const tgc_rx_result *r)
+	{
+		tgc_pred &p = *pred_;
+		if (p.lazy) // nothing made yet: nothing to keep (the fast stage makes it)
+			return;
+		p.total_len += r->pkt.payload_len;
+		p.payload_len += r->pkt.payload_len;
+		p.count++;
+		p.id_state = r->v.id_state;
+		if (r->pkt.gso_size || r->v.held_flags || r->v.flush_held || !predict_next(p))
+			p.count = 0;
+	}
+
 	const tgc_rx_ops *ops_;
 	void *ctx_;
 	Scratch *s_;
+	tgc_pred *pred_ = nullptr;	  // the caller's prediction for its expected packet (tgc_rx_ops.predict) ...
+	void *pred_held_ = nullptr;	  // ... that packet
+	const tgc_pred *taken_ = nullptr; // pred_, when the predicted stage took the segment
 	u32 prepared_in_ = 0;
 	bool prepared_ = false;
 	bool viewed_ = false, viewed_ok_ = false; // the view op was called; it gave the headers
@@ -174,5 +300,6 @@ extern "C" void tgc_receive(const tgc_seg *seg, const tgc_rx_ops *ops, void *ctx
 	// (the kernels' INIT_STACK_ALL_ZERO option; a rep stos of 80 bytes at -Os).
 	FnOps::Scratch scratch __attribute__((uninitialized));
 	FnOps fn(ops, ctx, &scratch);
-	r->fast = receive(seg, seg->in, 0, fn, r); // never IPv4 options: 6.12 may complete what it holds
+	// never IPv4 options: 6.12 may complete what it holds
+	r->fast = receive(seg, seg->in, 0, fn, r) ? (fn.took_prediction() ? 2 : 1) : 0;
 }

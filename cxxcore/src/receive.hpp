@@ -14,7 +14,7 @@ namespace tungro {
 // The TGC_IN_* bits tgc_decide() knows.
 constexpr u32 kDecideBits = TGC_IN_UPPER_FLUSH | TGC_IN_CSUM_BAD | TGC_IN_NOMERGE | TGC_IN_DECRYPTED;
 
-static inline void clear_result(tgc_rx_result *r)
+__attribute__((always_inline)) static inline void clear_result(tgc_rx_result *r)
 {
 	r->held = nullptr;
 	r->pkt = tgc_pkt{};

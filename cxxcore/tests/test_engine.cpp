@@ -263,7 +263,7 @@ int fake_append(void *ctx, void *held, const tgc_rx_result *)
 	static_cast<FakeHeld *>(ctx)->appends++;
 	return static_cast<FakeHeld *>(ctx)->append_rc;
 }
-const tgc_rx_ops kFakeOps = {nullptr, fake_find, fake_append, nullptr, nullptr};
+const tgc_rx_ops kFakeOps = {nullptr, fake_find, fake_append, nullptr, nullptr, nullptr};
 
 tgc_seg seg_of(const std::vector<uint8_t> &f, uint32_t in = 0)
 {

@@ -256,15 +256,17 @@ TEST(FastStage, RandomTrainsAtTheEdgesGiveWhatTheFullParseGives)
 }
 
 // The offload path's fast stage (tgc_receive() on the caller's expect): a clean train of each kind merges by it,
-// all but the first segment (those the model gives a short view first too: the fast stage asks for the whole one), and rx_counts() runs the model without it in lockstep (test_util.hpp): IPv4
-// options are never merged there (tgc_receive parses without them), so not by the fast stage either.
+// all but the first segment (those the model gives a short view first too: the fast stage asks for the whole
+// one), and by the predicted stage where the model keeps predictions; rx_counts() runs the model without either
+// in lockstep (test_util.hpp). IPv4 options are never merged there (tgc_receive parses without them), so not by
+// the fast stage either.
 TEST(FastStage, OffloadCleanTrainsMergeByTheFastStage)
 {
 	for (const Kind &k : kKinds) {
 		const Segment s = k.make();
-		unsigned fast = 0;
+		unsigned fast = 0, predicted = 0;
 		SCOPED_TRACE(k.name);
-		const Counts got = rx_counts(build_all(train(s, 40)), encap_of(s), nullptr, &fast);
+		const Counts got = rx_counts(build_all(train(s, 40)), encap_of(s), nullptr, &fast, &predicted);
 		if (!s.outer.options.empty()) {
 			EXPECT_EQ(got, Counts(40, 1));
 			EXPECT_EQ(fast, 0u);
@@ -272,6 +274,9 @@ TEST(FastStage, OffloadCleanTrainsMergeByTheFastStage)
 		}
 		EXPECT_EQ(got, Counts{40});
 		EXPECT_EQ(fast, 39u);
+		// With predictions: all but the first merge (the fast stage's, which makes the prediction); the 10
+		// segments the model gives a short view first are grown by the view op, as the fast stage grows them.
+		EXPECT_EQ(predicted, 38u);
 	}
 }
 
@@ -302,7 +307,7 @@ TEST(FastStage, OffloadWrongLayoutIsRefused)
 			*l = x->layout;
 			return x;
 		},
-		nullptr};
+		nullptr, nullptr};
 	for (const Kind &k : kKinds) {
 		const Segment s0 = k.make();
 		if (!s0.outer.options.empty())
@@ -381,7 +386,8 @@ TEST(FastStage, OffloadViewOpFailurePassesTheSegment)
 				*hdr = x->f->data();
 				*len = static_cast<uint32_t>(x->f->size());
 				return x->rc;
-			}};
+			},
+			nullptr};
 		tgc_seg seg{};
 		seg.hdr = f.data();
 		seg.hdr_len = 10; // the outer header's first bytes only
@@ -436,7 +442,8 @@ TEST(FastStage, OffloadViewOpOnlyForAShortView)
 					*hdr = x->f->data();
 					*len = std::min<uint32_t>(static_cast<uint32_t>(x->f->size()), TGC_MAX_HDR_BYTES);
 					return x->rc;
-				}};
+				},
+				nullptr};
 	for (const Case &c : cases) {
 		SCOPED_TRACE(c.name);
 		tgc_seg seg{};
@@ -457,13 +464,14 @@ TEST(FastStage, OffloadViewOpOnlyForAShortView)
 	}
 }
 
-// The same random trains at the edges as the engine's test above, through the offload model both ways: every
-// result equal (rx_counts), and the fast stage took a good share. Interleaved flows: the model offers the first held
-// packet, as the kernel offers the first same_flow candidate, so a segment of another flow goes to the full stage.
+// The same random trains at the edges as the engine's test above, through the offload model all three ways: every
+// result equal (rx_counts), and the fast and predicted stages took a good share. Interleaved flows: the model offers
+// the first held packet, as the kernel offers the first same_flow candidate, so a segment of another flow goes to
+// the full stage.
 TEST(FastStage, OffloadRandomTrainsGiveWhatTheFullParseGives)
 {
 	std::mt19937 rng(21);
-	uint64_t fast = 0, segs = 0;
+	uint64_t fast = 0, predicted = 0, segs = 0;
 	for (unsigned round = 0; round < 600; round++) {
 		const Kind &k = kKinds[rng() % (sizeof(kKinds) / sizeof(kKinds[0]))];
 		const unsigned nflows = 1 + rng() % 3, n = 4 + rng() % 20;
@@ -474,12 +482,14 @@ TEST(FastStage, OffloadRandomTrainsGiveWhatTheFullParseGives)
 			const unsigned f = rng() % 4 == 0 ? rng() % nflows : 0;
 			frames.push_back(edge_frame(rng, per[f][i]));
 		}
-		unsigned got = 0;
-		rx_counts(frames, encap_of(per[0][0]), nullptr, &got);
+		unsigned got = 0, pred = 0;
+		rx_counts(frames, encap_of(per[0][0]), nullptr, &got, &pred);
 		fast += got;
+		predicted += pred;
 		segs += frames.size();
 	}
 	EXPECT_GT(fast * 6, segs); // a fourth of the segments has a short view (the full stage), and mutations
+	EXPECT_GT(predicted * 10, segs);
 }
 
 } // namespace

@@ -64,11 +64,13 @@ inline void finish_partial_csum(std::vector<uint8_t> &b, size_t l4_off, size_t c
 // encap (tgc_rx_ops.expect, as the module offers the first same_flow candidate), and every kPartialEvery-th segment
 // (the 4th, 8th, ...) comes with only 24 bytes of headers in view, the rest given by the view op when the fast
 // stage (for its candidate's headers) or the full stage asks (as the module gives what frag0 or the linear part
-// holds, then pulls). Each header view is its own exact allocation (ASan).
+// holds, then pulls). With @predict too, the model keeps a prediction with each held packet (tgc_pred_hold(), as
+// the module keeps one per CPU in a slot of the held skb) and offers the predicted stage the expected packet's
+// while it is current (its count the packet's). Each header view is its own exact allocation (ASan).
 class OffloadModel {
 public:
 	static constexpr unsigned kPartialEvery = 4;
-	explicit OffloadModel(bool fast) : fast_(fast) {}
+	explicit OffloadModel(bool fast, bool predict = false) : fast_(fast || predict), predict_(predict) {}
 
 	// One segment: its result, with the model's steps after it done.
 	tgc_rx_result receive(const std::vector<uint8_t> &f, unsigned encap)
@@ -84,10 +86,12 @@ public:
 		seg.hdr_len = part;
 		seg.pkt_len = n;
 		seg.encap = static_cast<uint8_t>(encap);
-		const tgc_rx_ops ops = {nullptr, find, append, fast_ ? expect : nullptr, fast_ ? view_of_seg : nullptr};
+		const tgc_rx_ops ops = {nullptr, find, append, fast_ ? expect : nullptr, fast_ ? view_of_seg : nullptr,
+					predict_ ? predict : nullptr};
 		tgc_rx_result r;
 		tgc_receive(&seg, &ops, this, &r);
-		fast_merged += r.fast;
+		fast_merged += r.fast != 0;
+		predicted_merged += r.fast == 2;
 		const size_t at = r.held ? static_cast<size_t>(static_cast<Held *>(r.held) - held_.data()) : 0;
 		last_held = r.held ? static_cast<long>(at) : -1;
 		if (r.v.action == TGC_MERGE) {
@@ -96,10 +100,12 @@ public:
 		}
 		if (r.v.flush_held && r.held)
 			complete(at);
-		if (r.v.action == TGC_HOLD)
+		if (r.v.action == TGC_HOLD) {
 			held_.push_back(Held{std::vector<uint8_t>(f.begin(), f.begin() + r.pkt.payload_off), r.pkt,
-					     r.pkt.payload_off + r.pkt.payload_len, r.pkt.payload_len, 1, 0});
-		else if (r.v.action != TGC_MERGE)
+					     r.pkt.payload_off + r.pkt.payload_len, r.pkt.payload_len, 1, 0, {}, predict_});
+			if (predict_)
+				tgc_pred_hold(&held_.back().pred);
+		} else if (r.v.action != TGC_MERGE)
 			out.push_back(1);
 		return r;
 	}
@@ -111,7 +117,8 @@ public:
 	}
 
 	Counts out;		// segments of each delivered packet, in delivery order
-	unsigned fast_merged = 0; // segments the fast stage took
+	unsigned fast_merged = 0; // segments the fast or predicted stage took
+	unsigned predicted_merged = 0; // of those, the predicted stage's
 	long last_held = -1;	  // the last result's held packet: its place in the list, -1 for none
 
 private:
@@ -121,6 +128,8 @@ private:
 		uint32_t total, payload;
 		uint16_t count;
 		uint8_t id_state;
+		tgc_pred pred;	// with has_pred: its prediction (tgc_pred_hold()), current while pred.count is count
+		bool has_pred;
 	};
 
 	void complete(size_t i)
@@ -156,6 +165,17 @@ private:
 		}
 		return nullptr;
 	}
+	// The prediction of the packet expect offers, while it is current.
+	static void *predict(void *ctx, const tgc_seg *seg, tgc_pred **pred)
+	{
+		tgc_held h;
+		tgc_layout layout;
+		Held *x = static_cast<Held *>(expect(ctx, seg, &h, &layout));
+		if (!x || !x->has_pred || !tgc_pred_current(&x->pred, x->count))
+			return nullptr;
+		*pred = &x->pred;
+		return x;
+	}
 	static int view_of_seg(void *ctx, const uint8_t **hdr, uint32_t *hdr_len)
 	{
 		const std::vector<uint8_t> *v = static_cast<OffloadModel *>(ctx)->whole_;
@@ -173,38 +193,54 @@ private:
 		return 0;
 	}
 
-	bool fast_;
+	bool fast_, predict_;
 	unsigned segs_ = 0;
 	const std::vector<uint8_t> *whole_ = nullptr;
 	std::vector<Held> held_;
 };
 
-// Runs @frames through the offload model with the fast stage and without, in lockstep: every result must be the
-// same but for r.fast (the fast stage's proof, fastpath.hpp, as the engine's MiniGro checks its own). Returns the
-// segment count of each delivered packet, in delivery order; @reasons (optional) collects each segment's reason,
-// @fast_merged (optional) the segments the fast stage took.
-inline Counts rx_counts(const std::vector<std::vector<uint8_t>> &frames, unsigned encap,
-			std::vector<unsigned> *reasons = nullptr, unsigned *fast_merged = nullptr)
+// Whether two results of the offload model are the same but for r.fast (@b's stage).
+inline bool same_but_stage(const tgc_rx_result &a, const tgc_rx_result &b)
 {
-	OffloadModel full(false), fast(true);
+	return a.parsed == b.parsed && a.located == b.located && a.foreign == b.foreign && a.retried == b.retried &&
+	       a.flags_off == b.flags_off && std::memcmp(&a.pkt, &b.pkt, sizeof(a.pkt)) == 0 &&
+	       std::memcmp(&a.v, &b.v, sizeof(a.v)) == 0;
+}
+
+// Runs @frames through the offload model without the fast stage, with it, and with the predicted stage too, in
+// lockstep: every result must be the same but for r.fast (the proof of both stages, fastpath.hpp, as the engine's
+// MiniGro checks its own). Returns the segment count of each delivered packet, in delivery order; @reasons
+// (optional) collects each segment's reason, @fast_merged (optional) the segments the fast stage took (without
+// the predicted stage), @predicted (optional) those the predicted stage took.
+inline Counts rx_counts(const std::vector<std::vector<uint8_t>> &frames, unsigned encap,
+			std::vector<unsigned> *reasons = nullptr, unsigned *fast_merged = nullptr,
+			unsigned *predicted = nullptr)
+{
+	OffloadModel full(false), fast(true), pred(true, true);
 	size_t i = 0;
 	for (const auto &f : frames) {
-		const tgc_rx_result a = full.receive(f, encap), b = fast.receive(f, encap);
+		const tgc_rx_result a = full.receive(f, encap), b = fast.receive(f, encap), c = pred.receive(f, encap);
 		EXPECT_EQ(full.last_held, fast.last_held) << "segment " << i << ": another held packet";
-		EXPECT_TRUE(a.parsed == b.parsed && a.located == b.located && a.foreign == b.foreign &&
-			    a.retried == b.retried && a.flags_off == b.flags_off && !a.fast &&
-			    std::memcmp(&a.pkt, &b.pkt, sizeof(a.pkt)) == 0 && std::memcmp(&a.v, &b.v, sizeof(a.v)) == 0)
-			<< "segment " << i << ": fast stage " << unsigned(b.fast) << ", " << tgc_reason_name(a.v.reason)
-			<< " against " << tgc_reason_name(b.v.reason);
+		EXPECT_EQ(full.last_held, pred.last_held) << "segment " << i << ": another held packet (predicted)";
+		EXPECT_EQ(a.fast, 0u);
+		EXPECT_NE(b.fast, 2u) << "segment " << i << ": the predicted stage ran without a predict op";
+		EXPECT_TRUE(same_but_stage(a, b)) << "segment " << i << ": fast stage " << unsigned(b.fast) << ", "
+						  << tgc_reason_name(a.v.reason) << " against " << tgc_reason_name(b.v.reason);
+		EXPECT_TRUE(same_but_stage(a, c)) << "segment " << i << ": stage " << unsigned(c.fast) << " with predictions, "
+						  << tgc_reason_name(a.v.reason) << " against " << tgc_reason_name(c.v.reason);
 		if (reasons)
 			reasons->push_back(a.v.reason);
 		i++;
 	}
 	full.flush();
 	fast.flush();
+	pred.flush();
 	EXPECT_EQ(full.out, fast.out);
+	EXPECT_EQ(full.out, pred.out);
 	if (fast_merged)
 		*fast_merged = fast.fast_merged;
+	if (predicted)
+		*predicted = pred.predicted_merged;
 	return full.out;
 }
 

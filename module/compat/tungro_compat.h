@@ -161,6 +161,21 @@ static inline void tungro_cb_set_id_state(struct sk_buff *skb, u8 id_state)
 	NAPI_GRO_CB(skb)->proto = (tungro_cb_proto_word(skb) & 0xff00) | id_state;
 }
 
+/* No byte left for tungro_pred.h's tag: the offload path runs without predictions. */
+static inline bool tungro_cb_has_pred_cpu(void)
+{
+	return false;
+}
+
+static inline u8 tungro_cb_pred_cpu(const struct sk_buff *skb)
+{
+	return 0;
+}
+
+static inline void tungro_cb_set_pred_cpu(struct sk_buff *skb, u8 tag)
+{
+}
+
 static inline void tungro_cb_layout_asserts(void)
 {
 	BUILD_BUG_ON_MSG(sizeof_field(struct napi_gro_cb, proto) != 2,

@@ -1071,7 +1071,8 @@ static void tgk_direct_one(struct kunit *test, struct list_head *held, unsigned 
 
 /*
  * Held packet @p's prediction out of reach, the way tungro_pred.h says one is: another CPU's tag
- * (an skb held there), or its slot naming another packet (the address held again).
+ * (an skb held there), its slot naming another packet (the address held again), or its count
+ * behind the packet's (a merge tgc_receive() did not keep it up for; here, its count set back).
  */
 static void tgk_pred_break(struct sk_buff *p, unsigned int how)
 {
@@ -1079,8 +1080,10 @@ static void tgk_pred_break(struct sk_buff *p, unsigned int how)
 
 	if (how == TGK_PRED_OTHER_CPU)
 		tungro_cb_set_pred_cpu(p, tungro_pred_tag() + 1);
-	else if (preds)
+	else if (preds && how == TGK_PRED_SLOT_REUSED)
 		tungro_pred_slot_of(preds, p)->p = NULL;
+	else if (preds)
+		tungro_pred_slot_of(preds, p)->pred.count--;
 }
 
 void tgk_run_direct(struct kunit *test, const struct tgk_seg *segs, unsigned int n,

@@ -165,14 +165,16 @@ struct tgk_opts {
 	bool stale_magic;
 	/*
 	 * tgk_run_direct's forget_after keeps tungro's state but takes the held packets'
-	 * predictions away (tungro_pred.h), as a packet held on another CPU (its tag) or an address
-	 * held again (its slot) would: TGK_PRED_OTHER_CPU or TGK_PRED_SLOT_REUSED
+	 * predictions away (tungro_pred.h), as a packet held on another CPU (its tag), an address
+	 * held again (its slot) or a merge the prediction did not see (its count) would:
+	 * TGK_PRED_OTHER_CPU, TGK_PRED_SLOT_REUSED or TGK_PRED_STALE
 	 */
 	unsigned int pred_break;
 };
 
 #define TGK_PRED_OTHER_CPU 1
 #define TGK_PRED_SLOT_REUSED 2
+#define TGK_PRED_STALE 3
 
 /* wire segments of a run (a GSO input counts as its gso_segs); the engine's E02 sends 800 */
 #define TGK_MAX_SEGS 800

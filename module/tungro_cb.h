@@ -133,7 +133,7 @@ static inline void tungro_cb_layout_asserts(void)
 			 "tungro_gro_cb.pred_cpu: offset");
 	BUILD_BUG_ON_MSG(offsetof(struct tungro_gro_cb, word) != 0, "tungro_gro_cb.word: offset");
 	BUILD_BUG_ON_MSG(TUNGRO_CB_OFFSET % 4 != 0,
-			 "tungro_gro_cb.word (magic+id_state, one u32) must sit 4-aligned in skb->cb");
+			 "tungro_gro_cb.word (magic, id_state, pred_cpu: one u32) must sit 4-aligned in skb->cb");
 	BUILD_BUG_ON_MSG(TUNGRO_CB_OFFSET + sizeof(struct tungro_gro_cb) >
 			 sizeof_field(struct sk_buff, cb),
 			 "tungro_gro_cb does not fit in skb->cb after napi_gro_cb");

@@ -6,15 +6,18 @@
  * The kernel's GRO list keeps nothing of tungro's with a held packet but 4 bytes of skb->cb, so the
  * prediction of its next segment lives here: per CPU, in the slot of the skb's address
  * (hash_ptr()), and the skb carries this CPU's tag (tungro_cb_pred_cpu()). Why a slot that names a
- * list's packet, with the tag and the segment count, holds that very packet's current prediction:
+ * list's packet, with the tag and tgc_pred_current(), holds that very packet's current prediction:
  *   - every hold on this CPU writes the slot of the held skb, so an address held again on this
  *     CPU never finds an older packet's prediction;
- *   - an skb held on another CPU carries that CPU's tag (held through the kernel's callbacks, or
- *     delegated: 0), so an address freed and held again elsewhere never matches here, whichever
- *     CPU its NAPI runs on later;
- *   - tgc_receive() keeps the prediction up at every merge into the packet it names here, and
- *     every other merge (on another CPU, after a NAPI moved) raises the packet's count past it
- *     (tgc_pred_current()); a lazy one (no prediction made yet) is made from the packet as it is.
+ *   - an skb held on another CPU carries that CPU's tag, and one that went through tungro's
+ *     gro_receive without being held by it (delegated to the kernel's callback) 0, so an
+ *     address freed and held again elsewhere never matches here, whichever CPU its NAPI runs on
+ *     later (a packet the kernel held before the install may carry stale bytes, but no slot
+ *     names it: slots name only skbs held since, and fresh skbs come with a zeroed cb);
+ *   - tgc_receive() keeps an ON prediction up at each of its merges into the packet it was
+ *     offered for; any other merge (found by find behind another candidate, a GSO arrival, a
+ *     merge on another CPU after a NAPI moved) leaves its count behind the packet's for good, as
+ *     counts only grow (tgc_pred_current()); a LAZY one is made from the packet as it is then.
  * More than 255 possible CPUs: the tag does not fit its byte, and there are no predictions.
  */
 #ifndef TUNGRO_PRED_H
@@ -28,7 +31,7 @@
 #include "../cxxcore/include/tungro_core.h"
 #include "tungro_cb.h"
 
-#define TUNGRO_PRED_SLOT_BITS 4	/* 16 slots of 356 bytes (64-bit) a CPU */
+#define TUNGRO_PRED_SLOT_BITS 4	/* 16 slots of 360 bytes (64-bit) a CPU */
 
 struct tungro_pred_slot {
 	const struct sk_buff *p;	/* the held packet the prediction is for, or NULL */
@@ -64,8 +67,9 @@ void tungro_pred_free(void);
  * @skb: the segment, held from now on as a new GRO packet; NAPI_GRO_CB(skb)->count set
  * @outer_off: its outer network header's GRO offset
  *
- * The slot of @skb's address names it from now on (the invariant above), with a lazy prediction
- * (tgc_pred_hold(): made at its first merge by the core's fast stage).
+ * The slot of @skb's address names it from now on (the invariant above), with a LAZY prediction
+ * (tgc_pred_hold(): made by the core's fast stage at the packet's second merge, the first
+ * tungro_rx_predict() offers it for).
  *
  * Context: softirq (NAPI), the CPU that holds @skb.
  */

@@ -10,10 +10,11 @@
 // Invariants (abort on violation): the delivery oracle (oracle.hpp: exactly once, per-flow order, payload bytes
 // out == in, every GRO packet resegments to its inputs), no read outside the bytes given (exact allocations,
 // ASan), no UB, and the result is well formed (one action; MERGE only into the held packet of the flow that find
-// returned; flush_held only with one). Differential: every input runs twice, with the fast and predicted stages
+// returned; flush_held only with one). Differential: every input runs three times, without the fast stage, with it
 // (the harness's expect offers the list's first held packet of the segment's encap, as the module offers the first
-// same_flow candidate, and predict that packet's prediction from tgc_pred_hold() while it is current) and without;
-// every segment's result must be the same but for r.fast, and prepare runs once a segment either way.
+// same_flow candidate), and with the predicted stage too (predict offers that packet's prediction from
+// tgc_pred_hold() while it is current, from its first segment on where the module waits for its second); every
+// segment's result must be the same but for r.fast, and prepare runs once a segment each way.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -65,7 +66,8 @@ public:
 		}
 	};
 
-	List(unsigned align, Delivery &out, bool fast) : align_(align), out_(out), fast_(fast) {}
+	// @mode: 0 no fast stage, 1 the fast stage, 2 the predicted stage too.
+	List(unsigned align, Delivery &out, unsigned mode) : align_(align), out_(out), fast_(mode > 0), predict_(mode > 1) {}
 
 	const std::vector<Rec> &trace() const { return trace_; }
 	unsigned fast_merged() const { return fast_merged_; }
@@ -100,11 +102,12 @@ public:
 		prepares_ = views_ = 0;
 		whole_ = &view;
 		static const tgc_rx_ops plain = {prepare, find, append, nullptr, nullptr, nullptr},
-					fast = {prepare, find, append, expect, whole, predict};
+					fast = {prepare, find, append, expect, whole, nullptr},
+					pred = {prepare, find, append, expect, whole, predict};
 		tgc_rx_result r;
 		std::memset(&r, 0xa5, sizeof(r));
-		tgc_receive(&s, fast_ ? &fast : &plain, this, &r);
-		FUZZ_CHECK(prepares_ <= 1 && views_ <= 1 && r.fast <= (fast_ ? 2 : 0),
+		tgc_receive(&s, predict_ ? &pred : fast_ ? &fast : &plain, this, &r);
+		FUZZ_CHECK(prepares_ <= 1 && views_ <= 1 && r.fast <= (predict_ ? 2 : fast_ ? 1 : 0),
 			   "prepare ran %u times, view %u, fast %u", prepares_, views_, r.fast);
 		fast_merged_ += r.fast != 0;
 		if (r.fast)
@@ -141,7 +144,7 @@ public:
 			if (r.v.flush_held)
 				complete(h);
 			hold(id, frame, r.pkt, extras);
-			if (fast_) {
+			if (predict_) {
 				list_.front()->has_pred = true;
 				tgc_pred_hold(&list_.front()->pred);
 			}
@@ -318,7 +321,7 @@ private:
 	uint64_t cur_ = 0;
 	const Buf *cur_frame_ = nullptr;
 	Held *found_ = nullptr, *expected_ = nullptr;
-	bool fast_;
+	bool fast_, predict_;
 	unsigned prepares_ = 0, views_ = 0, fast_merged_ = 0;
 	const Buf *whole_ = nullptr;
 	std::vector<Rec> trace_;
@@ -330,21 +333,25 @@ private:
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static Delivery out;
-	std::vector<List::Rec> traces[2];
-	for (const bool fast : {false, true}) {
+	std::vector<List::Rec> traces[3];
+	for (const unsigned mode : {0u, 1u, 2u}) {
 		out.reset();
-		List l(size & 1 ? 2 : 0, out, fast);
+		List l(size & 1 ? 2 : 0, out, mode);
 		for_each_record(data, size, [&l](uint8_t flags, uint8_t repeat, const uint8_t *p, uint32_t n) {
 			l.receive(p, n, flags, repeat);
 			return !l.full();
 		});
 		l.finish();
-		traces[fast] = l.trace();
+		traces[mode] = l.trace();
 	}
-	FUZZ_CHECK(traces[0].size() == traces[1].size(), "%zu segments against %zu", traces[0].size(), traces[1].size());
-	for (size_t i = 0; i < traces[0].size(); i++)
-		FUZZ_CHECK(traces[0][i] == traces[1][i],
-			   "segment %zu: the fast stage's result differs (%s against %s)", i,
-			   tgc_reason_name(traces[0][i].v.reason), tgc_reason_name(traces[1][i].v.reason));
+	for (const unsigned mode : {1u, 2u}) {
+		FUZZ_CHECK(traces[0].size() == traces[mode].size(), "%zu segments against %zu (mode %u)", traces[0].size(),
+			   traces[mode].size(), mode);
+		for (size_t i = 0; i < traces[0].size(); i++)
+			FUZZ_CHECK(traces[0][i] == traces[mode][i],
+				   "segment %zu: the %s stage's result differs (%s against %s)", i,
+				   mode == 1 ? "fast" : "predicted", tgc_reason_name(traces[0][i].v.reason),
+				   tgc_reason_name(traces[mode][i].v.reason));
+	}
 	return 0;
 }

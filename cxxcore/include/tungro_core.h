@@ -545,7 +545,7 @@ struct tgc_pred {
 	tgc_u8  id_state;	/* the held packet's id_state */
 	tgc_u8  pred_step;	/* the IPv4 layers whose ID steps by one a segment */
 	tgc_u8  pred_v4;	/* the IPv4 layers */
-	tgc_u8  lazy;		/* 1: none made yet (tgc_pred_hold()) */
+	tgc_u8  state;		/* TGC_PRED_ON, TGC_PRED_LAZY or TGC_PRED_OFF */
 	tgc_u8  pmask[TGC_PRED_HDR_BYTES];	/* 0xff where a segment's header bytes must equal hdr's */
 	tgc_u8  hdr[TGC_PRED_HDR_BYTES];	/* the first segment's headers, from the outer network header */
 } TGC_ALIGN4;
@@ -554,25 +554,29 @@ TGC_ASSERT(TGC_OFF(tgc_pred, next) == 24 && TGC_OFF(tgc_pred, total_len) == 56 &
 	   TGC_OFF(tgc_pred, id_state) == 84 && TGC_OFF(tgc_pred, pmask) == 88 && TGC_OFF(tgc_pred, hdr) == 216,
 	   "tgc_pred: field offsets");
 
+/* tgc_pred.state */
+#define TGC_PRED_ON   0	/* made, kept up by tgc_receive() at each of its merges into the packet since */
+#define TGC_PRED_LAZY 1	/* none made yet: the fast stage makes it at a merge, from expect's facts of the packet */
+#define TGC_PRED_OFF  2	/* none: nothing to predict (headers over TGC_PRED_HDR_BYTES, a GSO arrival, FIN or PSH) */
+
 /*
- * tgc_pred_hold - @pred for a packet the caller holds now, after tgc_receive() said TGC_HOLD. Lazy: the prediction
- * itself is made at a later merge by the fast stage, from what expect gives then (tgc_receive()), so a packet never
- * joined costs only this.
+ * tgc_pred_hold - @pred for a packet the caller holds now, after tgc_receive() said TGC_HOLD: LAZY, so a packet
+ * never joined costs only this.
  */
 static inline void tgc_pred_hold(struct tgc_pred *pred)
 {
-	pred->count = 0;
-	pred->lazy = 1;
+	pred->state = TGC_PRED_LAZY;
 }
 
 /*
  * tgc_pred_current - whether @pred, kept for a held packet of @count wire segments, may be offered as its
- * prediction (tgc_rx_ops.predict): lazy (tgc_receive() makes it, from expect's facts of that packet), or made and
- * kept up at every merge since (its count the packet's).
+ * prediction (tgc_rx_ops.predict): LAZY (tgc_receive() makes it from expect's facts of that packet), or ON with
+ * the packet's count. A merge tgc_receive() did not keep it up for (one find made for another candidate, a merge
+ * on another CPU after a NAPI moved) leaves its count below the packet's for good: counts only grow.
  */
 static inline int tgc_pred_current(const struct tgc_pred *pred, tgc_u16 count)
 {
-	return pred->lazy || pred->count == count;
+	return pred->state == TGC_PRED_LAZY || (pred->state == TGC_PRED_ON && pred->count == count);
 }
 
 /*

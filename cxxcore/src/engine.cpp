@@ -193,15 +193,8 @@ bool is_flow_of(const Flow *f, const tgc_pkt *pkt, const u8 *hdr)
 // What tgc_decide() needs of held flow @f (tgc_receive's find fills it in), for a segment with @in bits.
 void held_of(const Flow *f, u32 in, tgc_held *held)
 {
-	held->hdr = f->hdr;
-	held->hdr_len = f->first.payload_off;
-	held->total_len = f->total_len;
-	held->payload_len = f->payload_len;
-	held->count = f->count;
-	held->gso_size = f->gso_size;
-	held->id_state = f->id_state;
+	held_view_of(*f, held);
 	held->flags = f->tls != ((in & TGC_IN_TLS_STATE) != 0) ? TGC_HELD_DECRYPTED : 0;
-	held->pad[0] = held->pad[1] = 0;
 }
 
 __attribute__((flatten)) void *rx_find(void *ctx, const tgc_pkt *pkt, const u8 *hdr, tgc_held *held)

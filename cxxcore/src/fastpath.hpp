@@ -409,6 +409,21 @@ __attribute__((always_inline)) static inline u32 pred_ipv4_diff(const u8 *hdr, u
 	return (load16(hdr + ip + ipv4::kId) ^ id) | (load16(hdr + ip + ipv4::kCheck) ^ static_cast<u16>(~sum));
 }
 
+// What tgc_receive()'s find fills in for held packet @h (members as fast_merge's), from its own copy of the
+// first segment's headers, into @held: for a decide() after the predicted or fast stage (a failed append). No
+// TGC_HELD_* flag: the caller adds its own.
+template <class Held> __attribute__((always_inline)) static inline void held_view_of(const Held &h, tgc_held *held)
+{
+	held->hdr = h.hdr;
+	held->hdr_len = h.first.payload_off;
+	held->total_len = h.total_len;
+	held->payload_len = h.payload_len;
+	held->count = h.count;
+	held->gso_size = h.gso_size;
+	held->id_state = h.id_state;
+	held->flags = held->pad[0] = held->pad[1] = 0;
+}
+
 // Whether @seg (pred_shape_of() and pred_ports() of @h, h's encap, and its TGC_IN_* bits the ones h
 // takes: the caller's tests) is the predicted next segment of @h, but for the 64 KiB
 // (pred_fits()): every header byte h.hdr's where h.pmask says so, and the sequence, IDs and

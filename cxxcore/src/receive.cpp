@@ -149,7 +149,7 @@ public:
 		    !template_match(seg->hdr, x.hdr, x.first) || !fast_merge(seg, in, x, r) ||
 		    (prepare(&r->pkt) & (kFastRefuse | TGC_IN_CSUM_CHECK)))
 			return false; // a bit of prepare's the fast stage did not decide on: the full stage does
-		if (pred_ && pred_->lazy && h == pred_held_)
+		if (pred_ && pred_->state == TGC_PRED_LAZY && h == pred_held_)
 			start_prediction(x);
 		r->held = h;
 		return true;
@@ -162,14 +162,7 @@ public:
 			*held = s_->held;
 			return;
 		}
-		held->hdr = taken_->hdr;
-		held->hdr_len = taken_->first.payload_off;
-		held->total_len = taken_->total_len;
-		held->payload_len = taken_->payload_len;
-		held->count = taken_->count;
-		held->gso_size = taken_->gso_size;
-		held->id_state = taken_->id_state;
-		held->flags = held->pad[0] = held->pad[1] = 0;
+		held_view_of(*taken_, held);
 	}
 	bool took_prediction() const { return taken_ != nullptr; }
 	const tgc_seg *viewed(const tgc_seg *seg) const
@@ -205,15 +198,18 @@ private:
 			return false;
 		pred_ = p;
 		pred_held_ = h;
-		if (p->lazy)
+		// Another flow's segment or another length never takes the view op: grown only where the fast stage
+		// would grow it too (its candidate, the ports equal or not in view).
+		if (p->state != TGC_PRED_ON || seg->encap != p->first.encap || seg->pkt_len != p->pred_len)
 			return false;
 		if (seg->hdr_len < p->first.payload_off) {
+			if (p->first.tcp_off + 4u <= seg->hdr_len && !pred_ports(seg, *p))
+				return false;
 			seg = grow(seg);
 			if (!seg)
 				return false;
 		}
-		if (seg->encap != p->first.encap || !pred_shape_of(seg, *p) || !pred_ports(seg, *p) || !predicted(seg, *p) ||
-		    !pred_fits(*p))
+		if (!pred_shape_of(seg, *p) || !pred_ports(seg, *p) || !predicted(seg, *p) || !pred_fits(*p))
 			return false;
 		r->pkt = p->next;
 		r->v = p->next_v;
@@ -226,17 +222,18 @@ private:
 		taken_ = p;
 		return true;
 	}
-	// The prediction of pred_, lazy until now, from its packet as the fast stage found it (@x, before the merge
-	// it just took: keep_up() adds that one): made at a packet's first merge by the fast stage, so a packet never
-	// joined (trains of many flows, or none that merge) pays only the caller's slot at its hold. Out of line:
-	// once a packet. None (count 0) where predict_start() finds nothing to predict.
+	// The prediction of pred_, LAZY until now, from its packet as the fast stage found it (@x, before the merge
+	// it just took: keep_up() adds that one): made at the first merge by the fast stage the caller offers it for
+	// (the module: a packet's second), so a packet never joined (trains of many flows, or none that merge) pays
+	// only the caller's slot at its hold. Out of line: once a packet. OFF where predict_start() finds nothing to
+	// predict.
 	__attribute__((noinline, flatten)) void start_prediction(const Expected &x)
 	{
 		tgc_pred &p = *pred_;
-		p.lazy = 0;
-		p.count = 0;
+		p.state = TGC_PRED_OFF;
 		if (x.first.payload_off > kPredMax || !x.gso_size)
 			return;
+		p.count = x.count; // predict_next() predicts for it
 		p.first = x.first;
 		p.total_len = x.total_len;
 		p.payload_len = x.payload_len;
@@ -246,13 +243,12 @@ private:
 		p.pred_room = TGC_MAX_GRO_BYTES - x.gso_size;
 		__builtin_memcpy(p.hdr, x.hdr, x.first.payload_off); // expected_of(): within the held bytes
 		if (predict_start(p) && predict_next(p))
-			p.count = x.count;
+			p.state = TGC_PRED_ON;
 	}
 	// A merge into the packet of prediction pred_ (its append done): the prediction's lengths, count and id_state
 	// as the packet's are now, and its next segment. A predicted segment steps it (predict_step()); another one
 	// that leaves the packet open predicts afresh (predict_next()); after a GSO arrival, FIN or PSH, or with
-	// nothing to predict, count 0 makes it current for no packet (the caller's count is at least 1). A lazy one
-	// stays lazy.
+	// nothing to predict, it is OFF for good. A LAZY one stays LAZY (the fast stage makes it from the packet).
 	__attribute__((always_inline)) void keep_up(const tgc_rx_result *r)
 	{
 		tgc_pred &p = *pred_;
@@ -271,14 +267,14 @@ private:
 	__attribute__((noinline)) void renew(const tgc_rx_result *r)
 	{
 		tgc_pred &p = *pred_;
-		if (p.lazy) // nothing made yet: nothing to keep (the fast stage makes it)
+		if (p.state != TGC_PRED_ON) // LAZY: nothing made yet to keep up; OFF: nothing to
 			return;
 		p.total_len += r->pkt.payload_len;
 		p.payload_len += r->pkt.payload_len;
 		p.count++;
 		p.id_state = r->v.id_state;
 		if (r->pkt.gso_size || r->v.held_flags || r->v.flush_held || !predict_next(p))
-			p.count = 0;
+			p.state = TGC_PRED_OFF;
 	}
 
 	const tgc_rx_ops *ops_;

@@ -134,12 +134,15 @@ __attribute__((always_inline)) static inline void full_receive(const tgc_seg *se
  *   u32 outer(const tgc_seg *seg);                    TGC_IN_* bits of the caller's outer layer, for the full
  *                                                     stage (the engine's TGC_IN_OUTER_FLUSH)
  * and, when Ops::kFastStage is true, the fast stage's side (fastpath.hpp):
- *   bool fast(const tgc_seg *seg, u32 in, tgc_rx_result *r);   fast_merge() on the held packet the segment is
+ *   bool fast(const tgc_seg *seg, u32 in, tgc_rx_result *r);   tgc_receive(): the predicted stage on the
+ *                                                     caller's prediction (tgc_rx_ops.predict), else
+ *                                                     fast_merge() on the held packet the segment is
  *                                                     expected to join (one it has fast_shape() for, whose
  *                                                     template_match() it passes and that find would return
  *                                                     for it), r->held set to it; false when there is none or
  *                                                     the rules say no
- *   void held_of(const void *h, tgc_held *held);      what find fills in for it (a failed append's second decide)
+ *   void held_of(const void *h, tgc_held *held);      what find fills in for it (a failed append's second decide),
+ *                                                     after either stage
  *   const tgc_seg *viewed(const tgc_seg *seg);        the view fast() took the segment on: the grown one when
  *                                                     fast() grew it (nullptr when that failed), else @seg
  *   const tgc_seg *grow(const tgc_seg *seg);          the segment with its whole headers, for a parse that found
@@ -152,8 +155,9 @@ __attribute__((always_inline)) static inline void full_receive(const tgc_seg *se
  * expectation; the engine, its previous flow or the recent one (engine.cpp).
  * Stages: the fast one (a segment matching the header template of the held packet it is expected to join merges
  * without the parse, lookup and decide, with the very result they would give: fastpath.hpp), else the full one;
- * then the append of either. Returns true when the fast stage merged the segment. (The engine runs its predicted
- * stage, fastpath.hpp, before this loop: a segment it merges never reaches it.)
+ * then the append of either. Returns true when the fast stage (tgc_receive(): or its predicted stage) merged the
+ * segment. (The engine runs its predicted stage, fastpath.hpp, before this loop: a segment it merges never
+ * reaches it.)
  */
 template <class Ops>
 __attribute__((always_inline)) static inline bool receive(const tgc_seg *seg, u32 in, u32 mode, Ops &ops,

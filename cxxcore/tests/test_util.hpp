@@ -165,13 +165,14 @@ private:
 		}
 		return nullptr;
 	}
-	// The prediction of the packet expect offers, while it is current.
+	// The prediction of the packet expect offers, while it is current, from its second segment on (as the
+	// module offers it: tungro_rx_predict()).
 	static void *predict(void *ctx, const tgc_seg *seg, tgc_pred **pred)
 	{
 		tgc_held h;
 		tgc_layout layout;
 		Held *x = static_cast<Held *>(expect(ctx, seg, &h, &layout));
-		if (!x || !x->has_pred || !tgc_pred_current(&x->pred, x->count))
+		if (!x || x->count < 2 || !x->has_pred || !tgc_pred_current(&x->pred, x->count))
 			return nullptr;
 		*pred = &x->pred;
 		return x;

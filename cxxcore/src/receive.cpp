@@ -110,9 +110,9 @@ public:
 		return err;
 	}
 
-	// The fast stage on the caller's expected held packet: its template (fastpath.hpp) and rules, then the
-	// caller's prepare, whose bits may still refuse it (a bad checksum: the full stage decides, prepare not run
-	// again). The caller vouches that find would return that packet for a segment of its template (the kernel:
+	// The predicted stage where the caller offers a prediction (predicted_stage()), else the fast stage on the
+	// caller's expected held packet: its template (fastpath.hpp) and rules, then the caller's prepare, whose
+	// bits may still refuse it (a bad checksum: the full stage decides, prepare not run again). The caller vouches that find would return that packet for a segment of its template (the kernel:
 	// it is the first same_flow candidate, and same_flow() reads only bytes the template compares) and that it
 	// carries no TGC_HELD_* fact.
 	__attribute__((always_inline)) bool fast(const tgc_seg *seg, u32 in, tgc_rx_result *r)

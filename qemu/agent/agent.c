@@ -198,7 +198,6 @@ static double tg_ratio(const struct stats *d)
 
 /* ---- test: tungro GRO, load/unload under traffic (K06), kernel GRO afterwards, FOU/GUE (K01), stacking (K07) ---- */
 
-#define FAST_MIN_CONT 100 /* merges not ending their packet before the fast stage must have taken some */
 
 static void test_tungro_stream(const struct scenario *sc, uint64_t bytes)
 {

@@ -10,6 +10,8 @@
 #include <sys/socket.h>
 
 #define MIB (1024u * 1024u)
+/* merges not ending their packet (no PSH or FIN) before the fast stage must have taken some (agent.c, engine.c) */
+#define FAST_MIN_CONT 100
 #define MODULE_PATH "/lib/modules/tungro.ko"
 #define KUNIT_MODULE_PATH "/lib/modules/tungro_kunit.ko"
 #define STACKER_MODULE_PATH "/lib/modules/tungro_stacker.ko"   /* test fixture of the K07 checks */

@@ -329,16 +329,20 @@ static void engine_compare(const struct scenario *sc, uint64_t bytes)
 	double pc = cut_test_p(a.pair_c, a.cpairs, CUT_PAIRS_MIN, cuts, sizeof(cuts));
 	const int worse = p612 < ENGINE_P_FAIL && pc < ENGINE_P_FAIL;
 	/* The receive loop's fast stage must merge on the wire too, not only in the host tests. It takes a held
-	 * packet's second merge at the earliest (the first writes the prediction): on the debug kernel, SIT's 2.05
-	 * segments per GRO packet gave it none in 62 merges (2026-12-05), so there it is reported, as the ratio. */
-	uint64_t fast = stats_get(&a.d, "merged_fastpath");
-	check(name, a.have_d && stats_get(&a.d, "merged") > 0 &&
-	      (g_debug || (fast > 0 && !worse && t > 1.0)),
+	 * packet's second merge at the earliest (the first writes the prediction), and never one with an end flag:
+	 * on the debug kernel, SIT's 2.05 segments per GRO packet gave it none in 62 merges (2026-12-05), so there it
+	 * is reported, as the ratio; on the KCSAN kernel SIT's sender pushed every 2 segments (2026-12-07, 1.94 and
+	 * 1.95 segments per GRO packet, the engine's 4,281 merges all ending their packet), so it is required only
+	 * where FAST_MIN_CONT merges or more did not end their packet, as for the offload path (agent.c). */
+	uint64_t fast = stats_get(&a.d, "merged_fastpath"), merged = stats_get(&a.d, "merged");
+	uint64_t ends = stats_get(&a.d, "flush_end"), cont = merged > ends ? merged - ends : 0;
+	check(name, a.have_d && merged > 0 &&
+	      (g_debug || ((fast > 0 || cont < FAST_MIN_CONT) && !worse && t > 1.0)),
 	      "engine %.2f vs kernel %.2f segs/GRO packet on one connection, %d windows each, interleaved; paired test"
 	      " over %d window pairs: engine worse with p = %.3f; with its %" PRIu64 " L11 packets (outer_id) merged back"
 	      " p = %.3f (fail below %.3g; need > 1 too)%s; engine merged %" PRIu64 ", %" PRIu64 " by the fast"
-	      " stage (need > 0)%s", t, k, g_rounds, a.pairs, p, a.outer_id, p612, ENGINE_P_FAIL, cuts,
-	      stats_get(&a.d, "merged"), fast,
+	      " stage (need > 0 when %d or more, here %" PRIu64 ", do not end their packet)%s", t, k, g_rounds,
+	      a.pairs, p, a.outer_id, p612, ENGINE_P_FAIL, cuts, merged, fast, FAST_MIN_CONT, cont,
 	      g_debug ? "; debug kernel: ratio and fast-stage merges reported only, the sanitizers set the timing" : "");
 	/* GRO packets per PSH mark, pooled: the cuts beyond the ones the traffic makes itself (the tunnels: tungro's
 	 * offload path counts the kernel's windows' PSH marks). Alone too few for a gate at a few hundred packets per

@@ -461,8 +461,7 @@ void hold(tgc_engine *e, const Rx &rx, const tgc_pkt &pkt)
 	e->last = f;
 	f->first = pkt;
 	__builtin_memcpy(f->hdr, rx.seg->hdr, pkt.payload_off); // payload_off <= TGC_MAX_HDR_BYTES (tgc_parse)
-	f->pred_len = static_cast<u32>(pkt.payload_off) + f->gso_size;
-	f->pred_room = TGC_MAX_GRO_BYTES - f->gso_size;
+	pred_limits(*f);
 	f->pred_in = (e->flags & TGC_ENGINE_NO_FASTPATH) ? kPredNever
 							   : (rx.in & TGC_IN_TLS_STATE) | kPredLazy;
 	remember(e, f);
@@ -649,12 +648,8 @@ __attribute__((always_inline)) inline void receive_one(tgc_engine *e, const tgc_
 		// engine's, never the caller's, so its lengths are read again after the op.
 		p->pm.held_len = p->total_len;
 		if (e->ops->append(e->ctx, p->held, cookie, &p->pm) == 0) {
-			// As rx_append and receive_slow()'s bookkeeping for a fast MERGE that leaves the packet open.
-			const u32 payload = p->gso_size;
-			p->total_len += payload;
-			p->payload_len += payload;
-			p->count++;
-			p->id_state = p->pm.id_state;
+			// As rx_append and receive_slow()'s bookkeeping for a fast MERGE that leaves the packet open
+			// (the flow's own: predicted_merged() below, after the result record reads the prediction).
 			e->last = p;
 			e->pred_merged++;
 			if (r_out) {
@@ -666,7 +661,7 @@ __attribute__((always_inline)) inline void receive_one(tgc_engine *e, const tgc_
 				r_out->located = r_out->foreign = r_out->retried = 0;
 				r_out->fast = r_out->pad = 0;
 			}
-			predict_step(*p);
+			predicted_merged(*p);
 			return;
 		}
 	}

@@ -341,6 +341,17 @@ template <class Held> __attribute__((always_inline)) static inline void predict_
 		step_id(&h.pred_id[1], &h.pred_sum[1]);
 }
 
+// Held packet @h after a merge of its predicted segment: its lengths, count and id_state as the packet's now are,
+// and the prediction stepped to the segment after (the engine's and tgc_receive()'s predicted stages).
+template <class Held> __attribute__((always_inline)) static inline void predicted_merged(Held &h)
+{
+	h.total_len += h.gso_size;
+	h.payload_len += h.gso_size;
+	h.count++;
+	h.id_state = h.next_v.id_state;
+	predict_step(h);
+}
+
 // Nonzero when the @n bytes at @a and @b differ where mask @m has 0xff (never where it has 0), @n
 // a multiple of 4 from 40 (an IPv4 and a TCP header, the least a TCP segment has) to kPredMax: the
 // predicted stage's one compare. Five 8-byte compares, then, for longer headers, the rest unrolled
@@ -381,6 +392,14 @@ constexpr u32 kPredRefuse = kFastRefuse | TGC_IN_CSUM_CHECK;
 __attribute__((always_inline)) static inline bool pred_shape(const tgc_seg *seg)
 {
 	return !seg->gso_size && seg->hdr;
+}
+
+// Held packet @h's h.pred_len and h.pred_room, from its first segment's payload_off and its gso_size: what
+// pred_shape_of() and pred_fits() compare a segment and the packet with.
+template <class Held> __attribute__((always_inline)) static inline void pred_limits(Held &h)
+{
+	h.pred_len = static_cast<u32>(h.first.payload_off) + h.gso_size;
+	h.pred_room = TGC_MAX_GRO_BYTES - h.gso_size;
 }
 
 // Whether @seg (pred_shape()) has held packet @h's shape for its predicted next segment: pkt_len

@@ -112,7 +112,8 @@ public:
 
 	// The predicted stage where the caller offers a prediction (predicted_stage()), else the fast stage on the
 	// caller's expected held packet: its template (fastpath.hpp) and rules, then the caller's prepare, whose
-	// bits may still refuse it (a bad checksum: the full stage decides, prepare not run again). The caller vouches that find would return that packet for a segment of its template (the kernel:
+	// bits may still refuse it (a bad checksum: the full stage decides, prepare not run again). The caller
+	// vouches that find would return that packet for a segment of its template (the kernel:
 	// it is the first same_flow candidate, and same_flow() reads only bytes the template compares) and that it
 	// carries no TGC_HELD_* fact.
 	__attribute__((always_inline)) bool fast(const tgc_seg *seg, u32 in, tgc_rx_result *r)
@@ -239,8 +240,7 @@ private:
 		p.payload_len = x.payload_len;
 		p.gso_size = x.gso_size;
 		p.id_state = x.id_state;
-		p.pred_len = static_cast<u32>(x.first.payload_off) + x.gso_size;
-		p.pred_room = TGC_MAX_GRO_BYTES - x.gso_size;
+		pred_limits(p);
 		__builtin_memcpy(p.hdr, x.hdr, x.first.payload_off); // expected_of(): within the held bytes
 		if (predict_start(p) && predict_next(p))
 			p.state = TGC_PRED_ON;
@@ -256,11 +256,7 @@ private:
 			renew(r);
 			return;
 		}
-		p.total_len += p.gso_size;
-		p.payload_len += p.gso_size;
-		p.count++;
-		p.id_state = p.next_v.id_state;
-		predict_step(p);
+		predicted_merged(p);
 	}
 	// keep_up() after a merge of another stage: out of line, as a predicted packet mostly grows by predicted
 	// segments.

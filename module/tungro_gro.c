@@ -595,15 +595,32 @@ static __always_inline void tungro_offload_reason(unsigned int reason, const str
 static struct sk_buff *tungro_gro_receive(struct list_head *head, struct sk_buff *skb,
 					  struct tungro_slot *slot)
 {
-	struct tungro_rx rx = {
-		.head = head, .skb = skb, .outer_off = tungro_gro_outer_nhoff(skb),
-		.encap = slot->encap,
-	};
-	struct tgc_seg seg = { .encap = slot->encap, .pkt_len = skb->len - rx.outer_off };
-	struct sk_buff *match = NULL;
-	/* tgc_receive() writes it whole: not zeroed per segment by CONFIG_INIT_STACK_ALL_ZERO */
+	/*
+	 * rx, seg and r are written member by member (seg's padding aside), and r whole by
+	 * tgc_receive(): not zeroed first per segment by CONFIG_INIT_STACK_ALL_ZERO, or by an
+	 * initializer, which -Os makes a rep stos (22 instructions a segment on x86_64).
+	 */
+	struct tungro_rx rx __attribute__((uninitialized));
+	struct tgc_seg seg __attribute__((uninitialized));
 	struct tgc_rx_result r __attribute__((uninitialized));
+	struct sk_buff *match = NULL;
 	unsigned int reason;
+
+	rx.head = head;
+	rx.skb = skb;
+	rx.outer_off = tungro_gro_outer_nhoff(skb);
+	rx.encap = slot->encap;
+	rx.cand_known = false;
+	seg.hdr = NULL;		/* nothing read yet: the tracepoint's hash on the early exits */
+	seg.hdr_len = 0;
+	seg.data = NULL;
+	seg.pkt_len = skb->len - rx.outer_off;
+	seg.in = 0;
+	seg.hash = 0;
+	seg.time = 0;
+	seg.gso_size = 0;
+	seg.gso_segs = 0;
+	seg.encap = slot->encap;
 
 	tungro_count(TUNGRO_S_SEEN, 1);
 	/* Whatever happens next, this skb is not a tungro-held packet until TGC_HOLD says so. */

@@ -10,7 +10,7 @@
 #include <sys/socket.h>
 
 #define MIB (1024u * 1024u)
-/* merges not ending their packet (no PSH or FIN) before the fast stage must have taken some (agent.c, engine.c) */
+/* merges not ending their packet (no PSH or FIN) before the fast stage must have taken some (fast_stage_ok()) */
 #define FAST_MIN_CONT 100
 #define MODULE_PATH "/lib/modules/tungro.ko"
 #define KUNIT_MODULE_PATH "/lib/modules/tungro_kunit.ko"
@@ -75,6 +75,10 @@ int kv_read(const char *path, struct stats *s, int strict);
 uint64_t stats_get(const struct stats *s, const char *key);
 void stats_delta(struct stats *d, const struct stats *after, const struct stats *before);
 void stats_top_reasons(const struct stats *d, char *buf, size_t cap);  /* "r1:n,r2:n,r3:n" or "-" */
+/* The stream checks' fast-stage rule, offload path and engine alike: @fast merges by the fast (or predicted) stage
+ * are required only when FAST_MIN_CONT or more of the debugfs delta @d's merges did not end their packet (merged
+ * less flush_end: a segment with an end flag goes to the full stage); that count into *cont, for the message. */
+int fast_stage_ok(const struct stats *d, uint64_t fast, uint64_t *cont);
 
 /* ---- kreports.c ---- */
 void kmemleak_check(void);  /* debug kernels: scan and fail on any kmemleak report; no-op elsewhere */

@@ -333,11 +333,10 @@ static void engine_compare(const struct scenario *sc, uint64_t bytes)
 	 * on the debug kernel, SIT's 2.05 segments per GRO packet gave it none in 62 merges (2026-12-05), so there it
 	 * is reported, as the ratio; on the KCSAN kernel SIT's sender pushed every 2 segments (2026-12-07, 1.94 and
 	 * 1.95 segments per GRO packet, the engine's 4,281 merges all ending their packet), so it is required only
-	 * where FAST_MIN_CONT merges or more did not end their packet, as for the offload path (agent.c). */
-	uint64_t fast = stats_get(&a.d, "merged_fastpath"), merged = stats_get(&a.d, "merged");
-	uint64_t ends = stats_get(&a.d, "flush_end"), cont = merged > ends ? merged - ends : 0;
-	check(name, a.have_d && merged > 0 &&
-	      (g_debug || ((fast > 0 || cont < FAST_MIN_CONT) && !worse && t > 1.0)),
+	 * where FAST_MIN_CONT merges or more did not end their packet, as for the offload path (fast_stage_ok()). */
+	uint64_t fast = stats_get(&a.d, "merged_fastpath"), merged = stats_get(&a.d, "merged"), cont;
+	const int fast_ok = fast_stage_ok(&a.d, fast, &cont);
+	check(name, a.have_d && merged > 0 && (g_debug || (fast_ok && !worse && t > 1.0)),
 	      "engine %.2f vs kernel %.2f segs/GRO packet on one connection, %d windows each, interleaved; paired test"
 	      " over %d window pairs: engine worse with p = %.3f; with its %" PRIu64 " L11 packets (outer_id) merged back"
 	      " p = %.3f (fail below %.3g; need > 1 too)%s; engine merged %" PRIu64 ", %" PRIu64 " by the fast"

@@ -391,6 +391,14 @@ uint64_t stats_get(const struct stats *s, const char *key)
 	return 0;
 }
 
+int fast_stage_ok(const struct stats *d, uint64_t fast, uint64_t *cont)
+{
+	uint64_t merged = stats_get(d, "merged"), ends = stats_get(d, "flush_end");
+
+	*cont = merged > ends ? merged - ends : 0;
+	return fast > 0 || *cont < FAST_MIN_CONT;
+}
+
 void stats_delta(struct stats *d, const struct stats *after, const struct stats *before)
 {
 	d->n = after->n;

@@ -27,8 +27,7 @@
 #                         (one guest per core)
 #   make kunit            only the KUnit suites in QEMU for ARCH (parsed with the kernel's kunit.py parse)
 #   make bench            per-segment cost of the core vs DPDK librte_gro (Google Benchmark, callgrind)
-#   make cross-check      tungro.ko for 9 arches (the x86_64 and m68k test kernels, modules_prepare'd trees for
-#                         the other 7), and the layout negative proof
+#   make cross-check      tungro.ko for 9 arches against modules_prepare'd trees, and the layout negative proof
 #   make gate-proof       the engine loop's reordering gate fails on tungro.ko built with the detach-order bug
 #                         (in make test-full)
 #   make kernel           only build (or reuse) the cached test kernel for ARCH

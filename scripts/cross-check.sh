@@ -1,15 +1,11 @@
 #!/usr/bin/env bash
-# Cross-arch build matrix: builds tungro.ko (warnings are errors) against a 6.12 tree of every arch Debian has a
-# cross compiler for, runs the C++ object checks with that arch's binutils, and prints one table (arch, word
-# size, endianness, alignment of u32/u64, result). x86_64 and m68k build against their test kernels
-# (scripts/kernel.sh), in the folder scripts/build-module.sh uses, since make test builds and boots those anyway;
-# the other seven against a modules_prepare'd tinyconfig tree with qemu/config/module-build.config, cached like
-# the test kernels.
+# Cross-arch build matrix: builds tungro.ko (warnings are errors) against a modules_prepare'd 6.12 tree of every
+# arch Debian has a cross compiler for, runs the C++ object checks with that arch's binutils, and prints one table
+# (arch, word size, endianness, alignment of u32/u64, result). Prepared trees are cached like the test kernels.
 #
 # usage: scripts/cross-check.sh [--selftest]
-#   --selftest  build x86_64 and m68k with TUNGRO_LAYOUT_SELFTEST=1 (the 2024 m68k layout mistake on purpose), against
-#               their test kernels, in build/cross: exits 0 only if the m68k build fails with a layout assert that
-#               names the tungro_gro_cb field, and x86_64 passes.
+#   --selftest  build x86_64 and m68k with TUNGRO_LAYOUT_SELFTEST=1 (the 2024 m68k layout mistake on purpose): exits 0 only if
+#               the m68k build fails with a layout assert that names the tungro_gro_cb field, and x86_64 passes.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/scripts/lib.sh"
@@ -17,17 +13,16 @@ selftest=0
 case "${1:-}" in "") ;; --selftest) selftest=1 ;; *) die "usage: scripts/cross-check.sh [--selftest]" ;; esac
 
 # arch | kernel ARCH | cross prefix | Debian package of the C++ cross compiler | extra config (space-separated)
-# m68k comes last: in make test's first run the other lane is building its test kernel while this runs.
 matrix=(
-  "x86_64|x86||g++|"
+  "x86_64|x86||g++|CONFIG_64BIT=y"
   "i386|i386|i686-linux-gnu-|g++-i686-linux-gnu|CONFIG_64BIT=n"
+  "m68k|m68k|m68k-linux-gnu-|g++-m68k-linux-gnu|CONFIG_MMU=y"
   "arm|arm|arm-linux-gnueabihf-|g++-arm-linux-gnueabihf|CONFIG_MMU=y"
   "arm64|arm64|aarch64-linux-gnu-|g++-aarch64-linux-gnu|"
   "powerpc|powerpc|powerpc-linux-gnu-|g++-powerpc-linux-gnu|CONFIG_PPC32=y"
   "riscv64|riscv|riscv64-linux-gnu-|g++-riscv64-linux-gnu|CONFIG_64BIT=y"
   "s390x|s390|s390x-linux-gnu-|g++-s390x-linux-gnu|"
   "mips|mips|mips-linux-gnu-|g++-mips-linux-gnu|CONFIG_CPU_BIG_ENDIAN=y"
-  "m68k|m68k|m68k-linux-gnu-|g++-m68k-linux-gnu|"
 )
 
 src=$(kernel_src)
@@ -73,41 +68,23 @@ prepare_tree() {
   echo "$out"
 }
 
-# build_failure BUILD_LOG OTHER_LOG: a failed build's reason for the table. A BUILD_BUG_ON_MSG shows as
-# "...declared with attribute error: <message>": that message; else the first error line of either log.
-build_failure() {
-  local msg; msg=$(sed -n 's/.*attribute error: //p' "$1" | head -1)
-  [ -n "$msg" ] || msg=$(grep -h -m1 -E 'error|Error|FAIL' "$1" "$2" | head -1 | cut -c1-120 || true)
-  echo "$msg"
-}
-
 extra_make=()
 [ $selftest = 1 ] && extra_make+=(TUNGRO_LAYOUT_SELFTEST=1)
 rows=() passed=0 failed=0 missing=0 selftest_ok=1 m68k_msg=""
 for entry in "${matrix[@]}"; do
   IFS='|' read -r arch karch cross pkg extra <<<"$entry"
-  test_kernel=0
-  case "$arch" in x86_64|m68k) test_kernel=1 ;; esac
   # the proof's verdict reads x86_64 and m68k only; building the other seven again took 2 of make test's minutes
-  [ $selftest = 0 ] || [ $test_kernel = 1 ] || continue
+  [ $selftest = 0 ] || [ "$arch" = x86_64 ] || [ "$arch" = m68k ] || continue
   if ! command -v "${cross}g++" >/dev/null || ! command -v "${cross}gcc" >/dev/null; then
     rows+=("$arch|-|-|-|-|NO COMPILER (Debian package $pkg not installed)")
     missing=$((missing + 1)); continue
   fi
   read -r bits endian a32 a64 < <(target_facts "${cross}gcc")
   result="pass"
-  # stderr kept for the failure's last line and shown as it comes: a cold cache prepares seven trees (and may
-  # build the two test kernels), minutes each, and their progress lines are all that shows meanwhile
-  if [ $test_kernel = 1 ] && [ $selftest = 0 ]; then
-    # make test's own tungro.ko for this test kernel (and its KUnit modules), with the same checks; later steps
-    # load it
-    if ! env -u TUNGRO_VARIANT -u TUNGRO_KERNEL -u TUNGRO_PROOF "$here/scripts/build-module.sh" "$arch" \
-         >/dev/null 2> >(tee "$work/$arch.module.err" >&2); then
-      result="FAIL ($(build_failure "$here/build/$arch/module.log" "$work/$arch.module.err"))"
-    fi
-  elif ! tree=$(if [ $test_kernel = 1 ]; then env -u TUNGRO_VARIANT "$here/scripts/kernel.sh" "$arch"
-                else prepare_tree "$arch" "$karch" "$cross" "$extra"; fi 2> >(tee "$work/$arch.prepare.err" >&2)); then
-    result="FAIL (kernel tree: $(tail -1 "$work/$arch.prepare.err"))"
+  # stderr kept for the failure's last line and shown as it comes: a cold cache prepares nine trees, minutes
+  # each, and their progress lines are all that shows meanwhile
+  if ! tree=$(prepare_tree "$arch" "$karch" "$cross" "$extra" 2> >(tee "$work/$arch.prepare.err" >&2)); then
+    result="FAIL (modules_prepare: $(tail -1 "$work/$arch.prepare.err"))"
   else
     # Each arch builds in its own copy of the sources: Kbuild writes objects next to them.
     copy="$work/$arch/src"
@@ -123,7 +100,10 @@ for entry in "${matrix[@]}"; do
         result="FAIL ($(grep -m1 FAIL "$work/$arch.check.log"))"
       fi
     else
-      result="FAIL ($(build_failure "$log" /dev/null))"
+      # A BUILD_BUG_ON_MSG shows as "...declared with attribute error: <message>": keep the message.
+      msg=$(sed -n 's/.*attribute error: //p' "$log" | head -1)
+      [ -n "$msg" ] || msg=$(grep -m1 -E 'error|Error' "$log" | cut -c1-120 || true)
+      result="FAIL ($msg)"
     fi
   fi
   case "$result" in pass) passed=$((passed + 1)) ;; *) failed=$((failed + 1)) ;; esac

@@ -5,8 +5,8 @@
 #   side lane: from the start, beside the host steps: the guest checks on Debian's own 6.1 x86_64 kernel, KUnit
 #              on the x86_64 debug kernel, then m68k's guest checks (one CPU);
 #   last:      x86_64's wire conformance (150 s), in whichever lane gets there first. Warm, the lanes get there
-#              within a minute of each other (2026-12-07: main 458 s, side 448 s); cold, the side lane, whose
-#              kernel builds end before the main lane's nine-arch build matrix (2,285 s against 2,523 s).
+#              within a minute of each other; cold, the side lane, whose kernel builds end before the main lane's
+#              nine-arch build matrix (2026-12-07: 2,285 s against 2,523 s).
 # On the 2-core CI machine the host steps leave a core idle much of their time (ctest, checkpatch, sparse), and
 # so does every m68k boot: run one after the other, the steps took 949 s warm (2026-12-02), over make test's 12
 # minutes. Two lanes of all of them still took 906 to 945 s (2026-12-03/04): the guest checks on Debian's 6.12

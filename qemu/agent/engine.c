@@ -39,6 +39,7 @@ static const char *sanitizer_kernel(void)
 {
 	return g_kcsan ? "KCSAN" : g_debug ? "KASAN/kmemleak" : NULL;
 }
+
 /* The device's gro_flush_timeout in E05: held packets then wait for the next poll or this timer, which
  * also paces TCP (each stall of the ACK clock costs up to the timeout). */
 static const char *g_flush_timeout = "20000000";   /* ns */
@@ -583,8 +584,8 @@ static void engine_loop(const struct scenario *sc, uint64_t bytes, int cycles)
 	/* On the sanitizer kernels the reordering is reported only: their streams are too slow for the pairs (a
 	 * window pairs at 1 MiB); the bytes and cycles below are still checked, and make test and make soak gate it. */
 	if (san)
-		out("# engine_loop_tcp not gated on the %s kernel: %d pairs (%s)", san, c.tp.pairs, tv == TCP_PAIRS_NOT_WORSE ? "not worse" : tv == TCP_PAIRS_WORSE ? "cycles worse" :
-		    "too few pairs");
+		out("# engine_loop_tcp not gated on the %s kernel: %d pairs (%s)", san, c.tp.pairs,
+		    tv == TCP_PAIRS_NOT_WORSE ? "not worse" : tv == TCP_PAIRS_WORSE ? "cycles worse" : "too few pairs");
 	else
 		check("engine_loop_tcp", tv == TCP_PAIRS_NOT_WORSE, "receiver's TCPOFOQueue and sender's retransmissions over"
 		      " %d pairs of windows (cycles, then the kernel's GRO alone as long): %s (worse: over %.1f out of order"
